@@ -1,0 +1,301 @@
+#include "harness/json/strict_reader.hpp"
+
+#include <cstring>
+#include <iterator>
+#include <vector>
+
+namespace ac::json {
+
+std::string_view rule_name(JsonRule rule) {
+  switch (rule) {
+    case JsonRule::empty_input: return "empty-input";
+    case JsonRule::too_large: return "too-large";
+    case JsonRule::nul_byte: return "nul-byte";
+    case JsonRule::invalid_utf8: return "invalid-utf8";
+    case JsonRule::lone_surrogate: return "lone-surrogate";
+    case JsonRule::control_character: return "unescaped-control-character";
+    case JsonRule::duplicate_key: return "duplicate-key";
+    case JsonRule::too_deep: return "too-deep";
+    case JsonRule::number_out_of_range: return "number-out-of-range";
+    case JsonRule::trailing_data: return "trailing-data";
+    case JsonRule::syntax: return "syntax";
+  }
+  return "syntax";
+}
+
+std::string JsonError::describe() const {
+  std::string out(rule_name(rule));
+  out += " at byte ";
+  out += std::to_string(offset);
+  if (!pointer.empty()) {
+    out += " (";
+    out += pointer;
+    out += ")";
+  }
+  out += ": ";
+  out += message;
+  return out;
+}
+
+bool find_encoding_problem(std::string_view text, Utf8Problem& problem) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    if (c < 0x80) {
+      if (c == 0) {
+        problem = {JsonRule::nul_byte, i};
+        return true;
+      }
+      ++i;
+      continue;
+    }
+    // Multi-byte sequence: determine length and the allowed range of the second byte
+    // (the RFC 3629 table, which excludes overlongs and UTF-16 surrogates).
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c == 0xE0) {
+      len = 3; lo = 0xA0;
+    } else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+      len = 3;
+    } else if (c == 0xED) {
+      len = 3; hi = 0x9F;
+    } else if (c == 0xF0) {
+      len = 4; lo = 0x90;
+    } else if (c >= 0xF1 && c <= 0xF3) {
+      len = 4;
+    } else if (c == 0xF4) {
+      len = 4; hi = 0x8F;
+    } else {
+      problem = {JsonRule::invalid_utf8, i};
+      return true;
+    }
+    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) {
+      problem = {JsonRule::invalid_utf8, i};
+      return true;
+    }
+    for (std::size_t k = 2; k < len; ++k) {
+      if (s[i + k] < 0x80 || s[i + k] > 0xBF) {
+        problem = {JsonRule::invalid_utf8, i};
+        return true;
+      }
+    }
+    i += len;
+  }
+  return false;
+}
+
+namespace {
+
+// A char iterator that publishes how far the lexer has read, so that SAX callbacks (which
+// nlohmann gives no position) can report byte offsets.
+class CountingIterator {
+ public:
+  using iterator_category = std::forward_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = const char&;
+
+  CountingIterator() = default;
+  CountingIterator(const char* p, const char** published) : p_(p), published_(published) {}
+  reference operator*() const { return *p_; }
+  CountingIterator& operator++() {
+    ++p_;
+    *published_ = p_;
+    return *this;
+  }
+  CountingIterator operator++(int) {
+    auto copy = *this;
+    ++*this;
+    return copy;
+  }
+  bool operator==(const CountingIterator& o) const { return p_ == o.p_; }
+
+ private:
+  const char* p_ = nullptr;
+  const char** published_ = nullptr;
+};
+
+// Builds the DOM like nlohmann's own SAX DOM parser, and additionally enforces the member-name
+// uniqueness and depth rules. Path segments are kept so an error can name the member.
+class StrictDomBuilder {
+ public:
+  using number_integer_t = Json::number_integer_t;
+  using number_unsigned_t = Json::number_unsigned_t;
+  using number_float_t = Json::number_float_t;
+  using string_t = Json::string_t;
+  using binary_t = Json::binary_t;
+
+  StrictDomBuilder(const char* begin, const char* const* position, std::size_t max_depth)
+      : begin_(begin), position_(position), max_depth_(max_depth) {}
+
+  bool null() { return place(nullptr); }
+  bool boolean(bool v) { return place(v); }
+  bool number_integer(number_integer_t v) { return place(v); }
+  bool number_unsigned(number_unsigned_t v) { return place(v); }
+  bool number_float(number_float_t v, const string_t&) { return place(v); }
+  bool string(string_t& v) { return place(std::move(v)); }
+  bool binary(binary_t&) { return fail(JsonRule::syntax, "binary values are not JSON"); }
+
+  bool start_object(std::size_t) { return open(Json::value_t::object); }
+  bool start_array(std::size_t) { return open(Json::value_t::array); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+
+  bool key(string_t& k) {
+    auto& obj = stack_.back()->get_ref<Json::object_t&>();
+    auto [it, inserted] = obj.emplace(k, nullptr);
+    if (!inserted) {
+      std::string msg = "duplicate member name \"" + k + "\" in one object (RFC 8259 §4: names SHOULD be unique; "
+                        "agentconform rejects duplicates because readers disagree on which value wins)";
+      path_.push_back(escape_pointer(k));
+      return fail(JsonRule::duplicate_key, std::move(msg));
+    }
+    slot_ = &it->second;
+    pending_key_ = k;
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string& /*token*/, const nlohmann::detail::exception& ex) {
+    if (!error_set_) {
+      error_set_ = true;
+      error_.offset = position > 0 ? position - 1 : 0;
+      error_.message = ex.what();
+      error_.rule = classify(ex);
+      error_.pointer = current_pointer();
+    }
+    return false;
+  }
+
+  bool is_errored() const { return error_set_; }
+  Json& result() { return root_; }
+  JsonError& error() { return error_; }
+
+ private:
+  static JsonRule classify(const nlohmann::detail::exception& ex) {
+    if (ex.id == 406) return JsonRule::number_out_of_range;
+    const std::string_view what = ex.what();
+    if (what.find("surrogate") != std::string_view::npos) return JsonRule::lone_surrogate;
+    if (what.find("control character") != std::string_view::npos) return JsonRule::control_character;
+    if (what.find("expected end of input") != std::string_view::npos) return JsonRule::trailing_data;
+    if (what.find("UTF-8") != std::string_view::npos) return JsonRule::invalid_utf8;
+    return JsonRule::syntax;
+  }
+
+  static std::string escape_pointer(std::string_view key) {
+    std::string out;
+    out.reserve(key.size());
+    for (char c : key) {
+      if (c == '~') out += "~0";
+      else if (c == '/') out += "~1";
+      else out += c;
+    }
+    return out;
+  }
+
+  std::string current_pointer() const {
+    std::string out;
+    for (const auto& seg : path_) {
+      out += '/';
+      out += seg;
+    }
+    return out;
+  }
+
+  template <typename V>
+  bool place(V&& v) {
+    if (stack_.empty()) {
+      root_ = Json(std::forward<V>(v));
+      return true;
+    }
+    Json* top = stack_.back();
+    if (top->is_array()) {
+      top->get_ref<Json::array_t&>().emplace_back(std::forward<V>(v));
+    } else {
+      *slot_ = Json(std::forward<V>(v));
+    }
+    return true;
+  }
+
+  bool open(Json::value_t type) {
+    if (stack_.size() >= max_depth_) {
+      return fail(JsonRule::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
+    }
+    Json* target = nullptr;
+    if (stack_.empty()) {
+      root_ = Json(type);
+      target = &root_;
+    } else if (Json* top = stack_.back(); top->is_array()) {
+      auto& arr = top->get_ref<Json::array_t&>();
+      path_.push_back(std::to_string(arr.size()));
+      arr.emplace_back(type);
+      target = &arr.back();
+    } else {
+      path_.push_back(escape_pointer(pending_key_));
+      *slot_ = Json(type);
+      target = slot_;
+    }
+    stack_.push_back(target);
+    return true;
+  }
+
+  bool close() {
+    stack_.pop_back();
+    if (!stack_.empty()) path_.pop_back();
+    return true;
+  }
+
+  bool fail(JsonRule rule, std::string message) {
+    error_set_ = true;
+    error_.rule = rule;
+    error_.offset = static_cast<std::size_t>(*position_ - begin_);
+    error_.message = std::move(message);
+    error_.pointer = current_pointer();
+    return false;
+  }
+
+  const char* begin_;
+  const char* const* position_;
+  std::size_t max_depth_;
+  Json root_;
+  std::vector<Json*> stack_;
+  std::vector<std::string> path_;
+  Json* slot_ = nullptr;
+  std::string pending_key_;
+  bool error_set_ = false;
+  JsonError error_;
+};
+
+}  // namespace
+
+Expected<Json, JsonError> parse_strict(std::string_view text, const ReadLimits& limits) {
+  if (text.size() > limits.max_bytes) {
+    return unexpected(JsonError{JsonRule::too_large, limits.max_bytes, "",
+                                "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                                    std::to_string(limits.max_bytes) + " bytes"});
+  }
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    return unexpected(JsonError{JsonRule::empty_input, text.size(), "", "no JSON value in the input"});
+  }
+  if (Utf8Problem p{}; find_encoding_problem(text, p)) {
+    std::string msg = p.rule == JsonRule::nul_byte ? "NUL byte in the input (JSON text never contains U+0000 unescaped)"
+                                                   : "invalid UTF-8 sequence (RFC 8259 §8.1 requires UTF-8)";
+    return unexpected(JsonError{p.rule, p.offset, "", std::move(msg)});
+  }
+
+  const char* position = text.data();
+  CountingIterator first(text.data(), &position);
+  CountingIterator last(text.data() + text.size(), &position);
+  StrictDomBuilder builder(text.data(), &position, limits.max_depth);
+  const bool ok = Json::sax_parse(first, last, &builder, nlohmann::detail::input_format_t::json, /*strict=*/true);
+  if (!ok || builder.is_errored()) {
+    return unexpected(std::move(builder.error()));
+  }
+  return std::move(builder.result());
+}
+
+}  // namespace ac::json
