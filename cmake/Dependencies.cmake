@@ -13,9 +13,11 @@ if(NOT VALIJSON_INCLUDE_DIR)
 endif()
 add_library(valijson INTERFACE)
 target_include_directories(valijson SYSTEM INTERFACE ${VALIJSON_INCLUDE_DIR})
+# Without this valijson reports schema errors (a bad $ref, a malformed peer schema) with abort().
+target_compile_definitions(valijson INTERFACE VALIJSON_USE_EXCEPTIONS=1)
 
 if(AC_BUILD_NET)
-  find_package(Boost 1.81 EXACT REQUIRED CONFIG COMPONENTS url)
+  find_package(Boost 1.81.0 EXACT REQUIRED CONFIG COMPONENTS url)
   find_package(CLI11 REQUIRED)
 endif()
 if(AC_BUILD_TESTS)

@@ -37,14 +37,14 @@ std::string JsonError::describe() const {
   return out;
 }
 
-bool find_encoding_problem(std::string_view text, Utf8Problem& problem) {
+bool find_encoding_problem(std::string_view text, Utf8Problem& problem, bool nul_is_error) {
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
     const unsigned char c = s[i];
     if (c < 0x80) {
-      if (c == 0) {
+      if (c == 0 && nul_is_error) {
         problem = {JsonRule::nul_byte, i};
         return true;
       }
@@ -181,7 +181,8 @@ class StrictDomBuilder {
     const std::string_view what = ex.what();
     if (what.find("surrogate") != std::string_view::npos) return JsonRule::lone_surrogate;
     if (what.find("control character") != std::string_view::npos) return JsonRule::control_character;
-    if (what.find("expected end of input") != std::string_view::npos) return JsonRule::trailing_data;
+    // "; expected end of input" (data after the value), not "unexpected end of input" (truncated).
+    if (what.find("; expected end of input") != std::string_view::npos) return JsonRule::trailing_data;
     if (what.find("UTF-8") != std::string_view::npos) return JsonRule::invalid_utf8;
     return JsonRule::syntax;
   }

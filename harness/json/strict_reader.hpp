@@ -59,12 +59,13 @@ struct ReadLimits {
 
 Expected<Json, JsonError> parse_strict(std::string_view text, const ReadLimits& limits = {});
 
-// Validates UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) and the
-// absence of NUL. Returns the offset of the first bad byte, or npos when the text is clean.
+// Validates UTF-8 (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF) and, when
+// nul_is_error, the absence of NUL. Returns true and fills `problem` (rule and offset of the
+// first bad byte) when the text is not clean.
 struct Utf8Problem {
   JsonRule rule;
   std::size_t offset;
 };
-bool find_encoding_problem(std::string_view text, Utf8Problem& problem);
+bool find_encoding_problem(std::string_view text, Utf8Problem& problem, bool nul_is_error = true);
 
 }  // namespace ac::json

@@ -109,6 +109,38 @@ std::string Profile::section_for(const MessageSpec* spec, const std::string& poi
   return spec ? spec->section : std::string();
 }
 
+// With several discriminators (Chopsticks ["/type", "/event"]) the first values may name a
+// family of messages ("event": "event.released", "event.add") that no message key matches on
+// its own. The problem is then the next discriminator member, missing, mistyped or unknown, and
+// the error must point there rather than call a known "type" unknown.
+std::optional<CodecError> Profile::subtype_error(const Json& message) const {
+  auto family_of = [this](const std::string& prefix) -> const MessageSpec* {
+    auto it = messages_.lower_bound(prefix + ".");
+    return it != messages_.end() && it->first.starts_with(prefix + ".") ? &it->second : nullptr;
+  };
+  std::string prefix;
+  for (std::size_t i = 0; i < discriminator_.size(); ++i) {
+    const std::string& pointer = discriminator_[i];
+    const Json* v = at_pointer(message, pointer);
+    const MessageSpec* family = i > 0 ? family_of(prefix) : nullptr;
+    if (v == nullptr || !v->is_string()) {
+      if (family == nullptr) return std::nullopt;
+      if (v == nullptr) {
+        return make_error(code_missing_discriminator_, pointer, "required", family->section,
+                          "a \"" + prefix + "\" message needs a " + pointer + " member");
+      }
+      return make_error(code_default_, pointer, "type", family->section, pointer + " must be a string");
+    }
+    std::string next = i == 0 ? v->get<std::string>() : prefix + "." + v->get<std::string>();
+    if (family != nullptr && messages_.count(next) == 0 && family_of(next) == nullptr) {
+      return make_error(code_unknown_type_, pointer, "enum", family->section,
+                        "unknown " + pointer + " \"" + v->get<std::string>() + "\" for a \"" + prefix + "\" message");
+    }
+    prefix = std::move(next);
+  }
+  return std::nullopt;
+}
+
 Expected<Decoded, CodecError> Profile::decode(std::string_view bytes, const json::ReadLimits& limits) const {
   auto parsed = json::parse_strict(bytes, limits);
   if (!parsed) {
@@ -149,6 +181,7 @@ Expected<Decoded, CodecError> Profile::check(Json message) const {
         return fail(make_error(code_for(v), v.pointer, v.rule, envelope_->section, v.message));
       }
     }
+    if (auto e = subtype_error(message)) return fail(std::move(*e));
     const std::string& dp = discriminator_.empty() ? std::string() : discriminator_.front();
     if (!key) {
       const Json* d = at_pointer(message, dp);

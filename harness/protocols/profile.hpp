@@ -70,6 +70,7 @@ class Profile {
   CodecError make_error(std::string code, std::string pointer, std::string rule, std::string section, std::string message) const;
   std::string code_for(const schema::Violation& v) const;
   std::string section_for(const MessageSpec* spec, const std::string& pointer) const;
+  std::optional<CodecError> subtype_error(const Json& message) const;
 
   ProtocolId id_ = ProtocolId::alp;
   std::string title_, version_, spec_file_;

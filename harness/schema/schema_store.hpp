@@ -54,7 +54,8 @@ class SchemaStore {
   const CompiledSchema* find(std::string_view key) const;
   std::vector<std::string> keys() const;  // relative paths, sorted
 
-  // The raw JSON document of a loaded schema (for tools that walk schemas, e.g. the fuzzer).
+  // The JSON document of a loaded schema (for tools that walk schemas, e.g. the fuzzer), as read
+  // except that every `$ref` of a document with an `$id` has been made absolute against that `$id`.
   const Json* document(std::string_view key) const;
 
   struct Impl;

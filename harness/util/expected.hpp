@@ -25,6 +25,7 @@ Unexpected<std::decay_t<E>> unexpected(E&& e) {
 template <typename T, typename E>
 class Expected {
  public:
+  Expected() requires std::is_default_constructible_v<T> : v_(std::in_place_index<0>) {}
   Expected(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(implicit)
   template <typename G>
   Expected(Unexpected<G> u) : v_(std::in_place_index<1>, E(std::move(u.error))) {}  // NOLINT

@@ -1,0 +1,106 @@
+// A protocol driver: everything protocol-specific the engine needs to run a case — how a mock
+// agent connects (register + token, hello, query binding, ...), how a message template gets its
+// envelope (ids, timestamps, versions, signature, JWT), and target actions (admin triggers).
+// One per protocol in harness/engine/drivers/; the runner knows no protocol.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/engine/channel.hpp"
+#include "harness/engine/scenario.hpp"
+#include "harness/engine/target.hpp"
+#include "harness/engine/transcript.hpp"
+#include "harness/engine/vars.hpp"
+#include "harness/net/client.hpp"
+#include "harness/protocols/protocol_id.hpp"
+
+namespace ac::ref {
+struct LobbyConfig;
+class Lobby;
+}  // namespace ac::ref
+
+namespace ac::engine {
+
+struct AgentSession {
+  std::string name;  // as in the case ("a")
+  std::string id;    // unique per case and run unless the case fixes it
+  Json props = Json::object();
+  std::shared_ptr<Channel> channel;
+  Json state = Json::object();  // the driver's own per-agent state (token, key, lobby_id, ...)
+};
+
+// What a driver may use while running one case.
+class CaseEnv {
+ public:
+  CaseEnv(net::Runtime& runtime, const TargetConfig& target, const Case& kase, Vars& vars, Transcript& transcript,
+          std::chrono::milliseconds step_timeout, std::uint64_t seed);
+
+  net::Runtime& runtime;
+  const TargetConfig& target;
+  const Case& kase;
+  Vars& vars;
+  Transcript& transcript;
+  std::chrono::milliseconds step_timeout;
+  std::uint64_t seed;
+  std::mt19937_64 rng;
+  std::map<std::string, AgentSession> agents;
+
+  // HTTP to the target (path relative to target.http_base, or an absolute URL), recorded in the
+  // transcript under `channel`.
+  Expected<net::HttpResult, net::ClientError> http(const std::string& method, const std::string& path, net::Headers headers,
+                                                   const std::string& body, const std::string& channel);
+  // Opens a WebSocket to target.ws_base + path_and_query, recorded in the transcript. The
+  // returned channel records every frame it sends and receives.
+  Expected<std::shared_ptr<Channel>, net::ClientError> ws_connect(const std::string& path_and_query, net::Headers headers,
+                                                                  const std::string& channel);
+  // A channel for the exec:/dir: targets (see channels.hpp).
+  Expected<std::shared_ptr<Channel>, std::string> open_exec(const std::string& channel);
+
+  // A deterministic id for generated things in this case (agent ids, nonces).
+  std::string unique(const std::string& prefix);
+};
+
+struct ConnectResult {
+  enum class Outcome { connected, refused, unreachable, harness_error };
+  Outcome outcome = Outcome::connected;
+  int status = 0;        // HTTP status of a refusal
+  std::string body;      // body of a refusal
+  std::string message;   // explanation
+};
+
+class Driver {
+ public:
+  virtual ~Driver() = default;
+  virtual proto::ProtocolId protocol() const = 0;
+  // Endpoint name that the path of a ws:// --target designates (e.g. "connect", "ws").
+  virtual std::string primary_path() const = 0;
+  // Default endpoint paths (the spec's examples) and settings, before target.json overrides.
+  virtual void defaults(TargetConfig& target) const = 0;
+  // Features the embedded reference lobby claims.
+  virtual std::set<std::string> reference_features() const = 0;
+  // Adjusts the embedded lobby's configuration before it starts (agents it must know, keys).
+  virtual void configure_embedded(ref::LobbyConfig& config) const { (void)config; }
+  // Fills the target's settings (credentials, ids) from the running embedded lobby.
+  virtual void embedded_settings(const ref::Lobby& lobby, TargetConfig& target) const { (void)lobby; (void)target; }
+
+  // Prepares an agent (keys, ids, variables such as ${a.id}) before its first step.
+  virtual void init_agent(AgentSession& agent, CaseEnv& env) const;
+  // Connects an agent as the step says (auth overrides, paths, query, headers).
+  virtual ConnectResult connect(AgentSession& agent, const Json& step, CaseEnv& env) const = 0;
+  // Completes a message template (already variable-substituted) for sending: envelope fields the
+  // case left out, signature or token per the step's "sign"/"token" options.
+  virtual Expected<Json, std::string> fill(Json message, AgentSession& agent, const Json& step, CaseEnv& env) const = 0;
+  // A target action named by a `trigger` step (e.g. "broadcast"). Default: unknown.
+  virtual Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const;
+};
+
+const Driver& driver_for(proto::ProtocolId id);
+
+}  // namespace ac::engine

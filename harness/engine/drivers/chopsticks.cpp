@@ -1,0 +1,74 @@
+// Chopsticks 1.0.0 driver. Agents connect to the controller's WebSocket; a `hello` template gets
+// the fields every hello needs (protocolVersion, agentId, botUserId, tag, ready, guildIds,
+// poolId) unless the case gives or removes them. Triggers use the reference's admin API
+// (feature chopsticks.admin-api): "request" sends a req through POST /chopsticks/request and
+// returns {status, body}; "agents" returns GET /chopsticks/agents; "agent" returns the record of
+// params.agentId (failing when it is not live).
+#include "harness/engine/drivers/common.hpp"
+#include "reference/core/config.hpp"
+
+namespace ac::engine {
+namespace {
+
+class ChopsticksDriver final : public Driver {
+ public:
+  proto::ProtocolId protocol() const override { return proto::ProtocolId::chopsticks; }
+  std::string primary_path() const override { return "ws"; }
+
+  void defaults(TargetConfig& t) const override {
+    t.paths.emplace("ws", "/chopsticks/ws");
+    t.paths.emplace("agents", "/chopsticks/agents");
+    t.paths.emplace("request", "/chopsticks/request");
+    if (!t.settings.contains("protocol_version")) t.settings["protocol_version"] = "1.0.0";
+  }
+
+  std::set<std::string> reference_features() const override { return {"chopsticks.rpc", "chopsticks.admin-api"}; }
+
+  // A short RPC timeout keeps the timeout cases fast against the embedded lobby.
+  void configure_embedded(ref::LobbyConfig& config) const override { config.protocols["chopsticks"]["request_timeout_ms"] = 1500; }
+
+  void init_agent(AgentSession& agent, CaseEnv& env) const override {
+    env.vars.set("protocol_version", env.target.setting("protocol_version", "1.0.0"));
+    (void)agent;
+  }
+
+  ConnectResult connect(AgentSession& agent, const Json& step, CaseEnv& env) const override {
+    return connect_ws(agent, step, env, "ws", {});
+  }
+
+  Expected<Json, std::string> fill(Json m, AgentSession& agent, const Json& step, CaseEnv& env) const override {
+    if (m.is_object() && m.contains("type") && m["type"] == "hello") {
+      if (!m.contains("protocolVersion")) m["protocolVersion"] = env.target.setting("protocol_version", "1.0.0");
+      if (!m.contains("agentId")) m["agentId"] = agent.id;
+      if (!m.contains("botUserId")) m["botUserId"] = nullptr;
+      if (!m.contains("tag")) m["tag"] = nullptr;
+      if (!m.contains("ready")) m["ready"] = true;
+      if (!m.contains("guildIds")) m["guildIds"] = Json::array();
+      if (!m.contains("poolId")) m["poolId"] = "agentconform-pool";
+    }
+    return apply_edits(std::move(m), step, env.vars);
+  }
+
+  Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const override {
+    if (action == "agents") return http_json(env, "GET", env.target.path("agents"), {}, "");
+    if (action == "agent") {  // one agent's record, by params.agentId
+      auto all = http_json(env, "GET", env.target.path("agents"), {}, "");
+      if (!all) return all;
+      for (const auto& a : all->value("agents", Json::array())) {
+        if (a.value("agentId", Json()) == params.value("agentId", Json())) return a;
+      }
+      return unexpected("no live agent " + params.value("agentId", Json()).dump());
+    }
+    if (action == "request") return http_json(env, "POST", env.target.path("request"), {}, params.dump(), /*any_status=*/true);
+    return Driver::trigger(action, params, env);
+  }
+};
+
+}  // namespace
+
+const Driver& chopsticks_driver() {
+  static const ChopsticksDriver d;
+  return d;
+}
+
+}  // namespace ac::engine

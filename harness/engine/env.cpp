@@ -1,0 +1,79 @@
+// CaseEnv and the Driver defaults.
+#include <cstdio>
+
+#include "harness/engine/channels.hpp"
+#include "harness/engine/driver.hpp"
+
+namespace ac::engine {
+
+CaseEnv::CaseEnv(net::Runtime& rt, const TargetConfig& t, const Case& k, Vars& v, Transcript& tr, std::chrono::milliseconds st,
+                 std::uint64_t s)
+    : runtime(rt), target(t), kase(k), vars(v), transcript(tr), step_timeout(st), seed(s),
+      rng(s ^ std::hash<std::string>{}(k.id)) {}
+
+Expected<net::HttpResult, net::ClientError> CaseEnv::http(const std::string& method, const std::string& path, net::Headers headers,
+                                                         const std::string& body, const std::string& channel) {
+  const bool absolute = path.find("://") != std::string::npos;
+  net::HttpCall call;
+  call.method = method;
+  call.url = absolute ? path : target.http_base + path;
+  call.headers = std::move(headers);
+  call.body = body;
+  call.timeout = step_timeout;
+  call.tls = target.tls;
+  std::string head = method + " " + (absolute ? path : path);
+  for (const auto& [k, v] : call.headers) head += "\n" + k + ": " + v;
+  transcript.add(channel, "out", "http-request", head + (body.empty() ? "" : "\n\n" + body));
+  auto r = net::http_request(runtime, call);
+  if (!r) {
+    transcript.add(channel, "in", "error", r.error().describe());
+    return r;
+  }
+  std::string shown;
+  for (const auto& [k, v] : r->headers) {
+    if (k == "content-type" || k == "www-authenticate" || k == "retry-after" || k == "location") shown += k + ": " + v + "\n";
+  }
+  transcript.add(channel, "in", "http-response", shown + (r->body.empty() ? "" : "\n" + r->body), r->status);
+  return r;
+}
+
+Expected<std::shared_ptr<Channel>, net::ClientError> CaseEnv::ws_connect(const std::string& path_and_query, net::Headers headers,
+                                                                        const std::string& channel) {
+  net::WsConnectOptions o;
+  o.headers = std::move(headers);
+  o.timeout = step_timeout;
+  o.tls = target.tls;
+  const std::string url = path_and_query.find("://") != std::string::npos ? path_and_query : target.ws_base + path_and_query;
+  transcript.add(channel, "out", "connect", url);
+  auto c = net::WsClient::connect(runtime, url, o);
+  if (!c) {
+    if (c.error().kind == net::ClientError::Kind::refused) {
+      transcript.add(channel, "in", "refused", c.error().body, c.error().status);
+    } else {
+      transcript.add(channel, "in", "error", c.error().describe());
+    }
+    return unexpected(c.error());
+  }
+  transcript.add(channel, "in", "connected", "101 Switching Protocols", 101);
+  return make_ws_channel(*c, transcript, channel);
+}
+
+Expected<std::shared_ptr<Channel>, std::string> CaseEnv::open_exec(const std::string& channel) {
+  return make_exec_channel(target.exec_command, transcript, channel);
+}
+
+std::string CaseEnv::unique(const std::string& prefix) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08llx", static_cast<unsigned long long>(rng() & 0xffffffffULL));
+  std::string base = kase.id;
+  for (auto& c : base) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return base + "-" + prefix + "-" + buf;
+}
+
+void Driver::init_agent(AgentSession&, CaseEnv&) const {}
+
+Expected<Json, std::string> Driver::trigger(const std::string& action, const Json&, CaseEnv&) const {
+  return unexpected("this protocol has no trigger named " + action);
+}
+
+}  // namespace ac::engine

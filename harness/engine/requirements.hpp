@@ -1,0 +1,52 @@
+// The requirement catalogues (suites/<protocol>/requirements.json): every normative statement
+// of a spec with a stable ID, its level and the quoted sentence. Verdicts cite them.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/util/expected.hpp"
+
+namespace ac::engine {
+
+struct Requirement {
+  std::string id;        // "ALP-7.1.2-session-id"
+  std::string protocol;  // "alp"
+  std::string level;     // MUST | SHOULD | MAY
+  std::string kind;      // explicit | implicit | reading
+  std::string spec;      // "alp-0.2.0.md"
+  std::string section;   // "7.1.2 REGISTER_CLIENT_ACK"
+  std::string text;      // the quoted sentence
+  std::string summary;   // what an implementation must do
+  std::string feature;   // "" when always applicable
+  std::vector<std::string> roles;
+  std::vector<std::string> suites;
+};
+
+class RequirementCatalog {
+ public:
+  // Loads suites/<protocol>/requirements.json for every protocol directory under suites_dir.
+  static Expected<RequirementCatalog, std::string> load(const std::filesystem::path& suites_dir);
+
+  const Requirement* find(std::string_view id) const;
+  std::vector<const Requirement*> of_protocol(std::string_view protocol) const;
+  const std::map<std::string, std::string>& features(std::string_view protocol) const;
+  std::string spec_version(std::string_view protocol) const;
+  std::vector<std::string> protocols() const;
+
+  // MUST > SHOULD > MAY (the strongest level among ids; "MAY" when none is known).
+  std::string strongest_level(const std::vector<std::string>& ids) const;
+
+ private:
+  std::map<std::string, Requirement, std::less<>> by_id_;
+  std::map<std::string, std::vector<std::string>, std::less<>> ids_by_protocol_;
+  std::map<std::string, std::map<std::string, std::string>, std::less<>> features_;
+  std::map<std::string, std::string, std::less<>> spec_versions_;
+};
+
+int level_rank(std::string_view level);  // MUST 3, SHOULD 2, MAY 1, other 0
+
+}  // namespace ac::engine

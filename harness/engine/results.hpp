@@ -1,0 +1,58 @@
+// The results model of a run: one CaseResult per case with its verdict and evidence, and the
+// run's metadata. Serialized to the JSON results file that the report writers consume
+// (schemas/report.schema.json).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/engine/requirements.hpp"
+
+namespace ac::engine {
+
+using Json = nlohmann::json;
+
+enum class Verdict { pass, fail, warn, not_applicable, error };
+std::string verdict_name(Verdict v);  // PASS FAIL WARN NOT_APPLICABLE ERROR
+std::optional<Verdict> parse_verdict(std::string_view s);
+
+struct FailedStep {
+  std::size_t index = 0;  // 1-based position in the case's steps (nested steps: the top-level one)
+  std::string path;       // "3" or "4.repeat[2].1" for nested steps
+  Json step;              // the step as written
+  std::string message;    // what went wrong, one paragraph
+  std::string expected;   // the expectation (pattern, status, close code)
+  std::string actual;     // what the target did (frame, status, close, timeout)
+};
+
+struct CaseResult {
+  std::string id, title, protocol, suite, file, role, level;
+  std::vector<std::string> requirements, tags, features;
+  Verdict verdict = Verdict::pass;
+  std::string reason;  // one line: why this verdict
+  std::optional<FailedStep> failed_step;
+  double duration_ms = 0;
+  std::string started_at;
+  Json transcript = Json::array();
+};
+
+struct RunResult {
+  std::string tool_version = "0.1.0";
+  std::string started_at, finished_at;
+  double duration_ms = 0;
+  std::uint64_t seed = 0;
+  Json target = Json::object();   // kind, url, features
+  Json options = Json::object();  // filters, jobs, timeout scale, ...
+  std::vector<CaseResult> cases;
+  Json findings = Json::array();  // fuzzer findings (agentconform fuzz)
+};
+
+Json to_json(const CaseResult& c);
+Json to_json(const RunResult& r, const RequirementCatalog& requirements);
+// Reads a results file back (for compare, replay and report rendering).
+Expected<RunResult, std::string> run_result_from_json(const Json& doc);
+
+}  // namespace ac::engine

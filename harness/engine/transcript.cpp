@@ -1,0 +1,92 @@
+#include "harness/engine/transcript.hpp"
+
+#include "harness/json/strict_reader.hpp"
+
+namespace ac::engine {
+
+Transcript::Transcript(std::size_t max_bytes, std::size_t max_entry_bytes)
+    : max_bytes_(max_bytes), max_entry_bytes_(max_entry_bytes) {}
+
+void Transcript::add(std::string channel, std::string direction, std::string kind, std::string data, std::optional<int> code) {
+  TranscriptEntry e;
+  e.t_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_).count();
+  e.channel = std::move(channel);
+  e.direction = std::move(direction);
+  e.kind = std::move(kind);
+  e.code = code;
+  if (data.size() > max_entry_bytes_) {
+    const std::size_t total = data.size();
+    data.resize(max_entry_bytes_);
+    // Do not cut a UTF-8 sequence in half.
+    while (!data.empty() && (static_cast<unsigned char>(data.back()) & 0xC0) == 0x80) data.pop_back();
+    if (!data.empty() && static_cast<unsigned char>(data.back()) >= 0xC0) data.pop_back();
+    data += " [truncated: " + std::to_string(total) + " bytes in all]";
+    e.truncated = true;
+  }
+  e.data = std::move(data);
+  std::lock_guard lock(mutex_);
+  if (bytes_ + e.data.size() > max_bytes_) {
+    ++dropped_;
+    return;
+  }
+  bytes_ += e.data.size();
+  entries_.push_back(std::move(e));
+}
+
+void Transcript::redact(const std::string& secret, const std::string& label) {
+  if (secret.size() < 4) return;  // too short to redact without mangling ordinary text
+  std::lock_guard lock(mutex_);
+  for (const auto& [s, l] : secrets_) {
+    if (s == secret) return;
+  }
+  secrets_.emplace_back(secret, label);
+}
+
+std::string Transcript::apply_redactions(std::string s) const {
+  for (const auto& [secret, label] : secrets_) {
+    std::size_t pos = 0;
+    while ((pos = s.find(secret, pos)) != std::string::npos) {
+      const std::string replacement = "<redacted:" + label + ">";
+      s.replace(pos, secret.size(), replacement);
+      pos += replacement.size();
+    }
+  }
+  return s;
+}
+
+std::vector<TranscriptEntry> Transcript::entries() const {
+  std::lock_guard lock(mutex_);
+  std::vector<TranscriptEntry> out = entries_;
+  for (auto& e : out) e.data = apply_redactions(std::move(e.data));
+  return out;
+}
+
+std::size_t Transcript::dropped() const {
+  std::lock_guard lock(mutex_);
+  return dropped_;
+}
+
+nlohmann::json Transcript::to_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& e : entries()) {
+    nlohmann::json j = {{"t_ms", e.t_ms}, {"channel", e.channel}, {"direction", e.direction}, {"kind", e.kind}};
+    // Frames from a hostile target may not be UTF-8: keep them representable in JSON.
+    json::Utf8Problem problem{};
+    if (json::find_encoding_problem(e.data, problem, /*nul_is_error=*/false)) {
+      std::string clean;
+      for (unsigned char c : e.data) clean += c < 0x80 ? static_cast<char>(c) : '?';
+      j["data"] = clean;
+      j["invalid_utf8"] = true;
+    } else {
+      j["data"] = e.data;
+    }
+    if (e.code) j["code"] = *e.code;
+    if (e.truncated) j["truncated"] = true;
+    out.push_back(std::move(j));
+  }
+  if (dropped() > 0) out.push_back({{"t_ms", 0}, {"channel", "harness"}, {"direction", "note"}, {"kind", "note"},
+                                    {"data", std::to_string(dropped()) + " entries dropped: transcript size limit reached"}});
+  return out;
+}
+
+}  // namespace ac::engine

@@ -1,0 +1,537 @@
+// Client side of the harness: HTTP requests and WebSocket connections (own RFC 6455 framing
+// on top of Beast's TCP/TLS streams and HTTP parser, see harness/websocket/frame.hpp).
+#include "harness/net/client.hpp"
+
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/url/parse.hpp>
+#include <future>
+#include <random>
+#include <thread>
+
+#include "harness/net/beast_fwd.hpp"
+
+namespace ac::net {
+
+using namespace detail;
+
+struct Runtime::Impl {
+  asio::io_context ioc;
+  asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
+  std::vector<std::thread> threads;
+};
+
+Runtime::Runtime(std::size_t threads) : impl_(std::make_unique<Impl>()) {
+  for (std::size_t i = 0; i < (threads == 0 ? 1 : threads); ++i) impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+}
+
+Runtime::~Runtime() {
+  impl_->work.reset();
+  impl_->ioc.stop();
+  for (auto& t : impl_->threads) t.join();
+}
+
+std::string ClientError::describe() const {
+  switch (kind) {
+    case Kind::bad_url: return "bad URL: " + message;
+    case Kind::unreachable: return "target unreachable: " + message;
+    case Kind::timeout: return "timed out: " + message;
+    case Kind::tls: return "TLS failure: " + message;
+    case Kind::protocol: return "protocol error: " + message;
+    case Kind::refused: return "upgrade refused with HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + body.substr(0, 200));
+  }
+  return message;
+}
+
+namespace {
+
+struct ParsedUrl {
+  bool tls = false;
+  bool websocket = false;
+  std::string host;
+  std::string port;
+  std::string target;  // origin-form: path + query
+};
+
+Expected<ParsedUrl, ClientError> parse_url(const std::string& url) {
+  auto u = boost::urls::parse_uri(url);
+  if (!u) return unexpected(ClientError{ClientError::Kind::bad_url, url + ": " + u.error().message()});
+  ParsedUrl out;
+  const std::string scheme(u->scheme());
+  if (scheme == "ws" || scheme == "http") {
+    out.tls = false;
+  } else if (scheme == "wss" || scheme == "https") {
+    out.tls = true;
+  } else {
+    return unexpected(ClientError{ClientError::Kind::bad_url, url + ": scheme must be http, https, ws or wss"});
+  }
+  out.websocket = scheme == "ws" || scheme == "wss";
+  out.host = std::string(u->host_address());
+  if (out.host.empty()) return unexpected(ClientError{ClientError::Kind::bad_url, url + ": no host"});
+  if (u->host_type() == boost::urls::host_type::ipv6) out.host = std::string(u->encoded_host_address());
+  out.port = u->has_port() ? std::string(u->port()) : (out.tls ? "443" : "80");
+  out.target = std::string(u->encoded_path());
+  if (out.target.empty()) out.target = "/";
+  if (u->has_query()) out.target += "?" + std::string(u->encoded_query());
+  return out;
+}
+
+std::string base64(const unsigned char* data, std::size_t n) {
+  std::string out(4 * ((n + 2) / 3), '\0');
+  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
+  out.resize(static_cast<std::size_t>(len));
+  return out;
+}
+
+std::string websocket_accept(const std::string& key) {
+  const std::string input = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(input.data(), input.size(), digest, &len, EVP_sha1(), nullptr);
+  return base64(digest, len);
+}
+
+ClientError error_from(const error_code& ec, const std::string& what) {
+  if (ec == beast::error::timeout || ec == asio::error::timed_out) return {ClientError::Kind::timeout, what + ": " + ec.message()};
+  if (ec.category() == asio::error::get_ssl_category() || ec == asio::ssl::error::stream_truncated) {
+    return {ClientError::Kind::tls, what + ": " + ec.message()};
+  }
+  return {ClientError::Kind::unreachable, what + ": " + ec.message()};
+}
+
+// An open byte stream, plain or TLS.
+class Conn {
+ public:
+  virtual ~Conn() = default;
+  virtual void async_read_some(asio::mutable_buffer buf, std::function<void(error_code, std::size_t)> fn) = 0;
+  virtual void async_write(std::shared_ptr<const std::string> bytes, std::function<void(error_code, std::size_t)> fn) = 0;
+  virtual void close() = 0;
+  virtual asio::any_io_executor executor() = 0;
+};
+
+template <class Stream>
+class ConnT final : public Conn {
+ public:
+  explicit ConnT(Stream&& s) : stream_(std::move(s)) {}
+  void async_read_some(asio::mutable_buffer buf, std::function<void(error_code, std::size_t)> fn) override {
+    stream_.async_read_some(buf, std::move(fn));
+  }
+  void async_write(std::shared_ptr<const std::string> bytes, std::function<void(error_code, std::size_t)> fn) override {
+    asio::async_write(stream_, asio::buffer(*bytes), [bytes, fn = std::move(fn)](error_code ec, std::size_t n) { fn(ec, n); });
+  }
+  void close() override {
+    error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(stream_).close();
+  }
+  asio::any_io_executor executor() override { return stream_.get_executor(); }
+  Stream& stream() { return stream_; }
+
+ private:
+  Stream stream_;
+};
+
+struct Opened {
+  std::shared_ptr<Conn> conn;
+  beast::flat_buffer leftover;
+  HttpResult response;
+};
+
+using Result = Expected<Opened, ClientError>;
+
+std::shared_ptr<asio::ssl::context> make_tls_context(const TlsClientOptions& tls, error_code& ec) {
+  auto ctx = std::make_shared<asio::ssl::context>(asio::ssl::context::tls_client);
+  ctx->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
+                   asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1);
+  if (tls.insecure) {
+    ctx->set_verify_mode(asio::ssl::verify_none);
+    return ctx;
+  }
+  ctx->set_verify_mode(asio::ssl::verify_peer);
+  if (!tls.ca_file.empty()) {
+    ctx->load_verify_file(tls.ca_file, ec);
+  } else {
+    ctx->set_default_verify_paths(ec);
+  }
+  return ctx;
+}
+
+HttpResult to_result(const http::response<http::string_body>& res) {
+  HttpResult out;
+  out.status = static_cast<int>(res.result_int());
+  for (const auto& f : res) {
+    std::string name(f.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.headers.emplace(std::move(name), std::string(f.value()));
+  }
+  out.body = res.body();
+  return out;
+}
+
+// Sends `req` and reads one response on an open stream; for WebSocket upgrades also checks
+// the 101 answer. Leaves unread bytes (the first frames) in `opened.leftover`.
+template <class Stream>
+asio::awaitable<Result> exchange(Stream stream, std::shared_ptr<asio::ssl::context> keep_ctx,
+                                 http::request<http::string_body> req, std::chrono::milliseconds timeout,
+                                 std::size_t max_body, std::string ws_key) {
+  (void)keep_ctx;
+  error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  beast::get_lowest_layer(stream).expires_after(timeout);
+  co_await http::async_write(stream, req, token);
+  if (ec) co_return unexpected(error_from(ec, "sending the request"));
+  Opened opened;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(max_body);
+  parser.header_limit(64 * 1024);
+  if (!ws_key.empty()) parser.skip(false);
+  co_await http::async_read_header(stream, opened.leftover, parser, token);
+  if (ec) co_return unexpected(error_from(ec, "reading the response header"));
+  const bool switching = parser.get().result_int() == 101;
+  if (!switching || ws_key.empty()) {
+    if (!parser.is_done()) co_await http::async_read(stream, opened.leftover, parser, token);
+    if (ec && ec != http::error::end_of_stream) co_return unexpected(error_from(ec, "reading the response body"));
+  }
+  beast::get_lowest_layer(stream).expires_never();
+  opened.response = to_result(parser.get());
+  if (!ws_key.empty()) {
+    if (!switching) {
+      ClientError refused{ClientError::Kind::refused, "upgrade refused"};
+      refused.status = opened.response.status;
+      refused.headers = opened.response.headers;
+      refused.body = opened.response.body;
+      co_return unexpected(std::move(refused));
+    }
+    const std::string accept = header_value(opened.response.headers, "sec-websocket-accept");
+    if (accept != websocket_accept(ws_key)) {
+      co_return unexpected(ClientError{ClientError::Kind::protocol,
+                                       "Sec-WebSocket-Accept '" + accept + "' does not match the key (RFC 6455 §4.2.2)"});
+    }
+  }
+  opened.conn = std::make_shared<ConnT<Stream>>(std::move(stream));
+  co_return opened;
+}
+
+asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request<http::string_body> req,
+                             std::chrono::milliseconds timeout, std::size_t max_body, TlsClientOptions tls, std::string ws_key) {
+  error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  tcp::resolver resolver(ioc);
+  auto endpoints = co_await resolver.async_resolve(url.host, url.port, token);
+  if (ec) co_return unexpected(ClientError{ClientError::Kind::unreachable, "cannot resolve " + url.host + ": " + ec.message()});
+  beast::tcp_stream tcp_stream(asio::make_strand(ioc));
+  tcp_stream.expires_after(timeout);
+  co_await tcp_stream.async_connect(endpoints, token);
+  if (ec) co_return unexpected(error_from(ec, "connecting to " + url.host + ":" + url.port));
+  tcp_stream.socket().set_option(tcp::no_delay(true), ec);
+  if (!url.tls) co_return co_await exchange(std::move(tcp_stream), nullptr, std::move(req), timeout, max_body, ws_key);
+
+  auto ctx = make_tls_context(tls, ec);
+  if (ec) co_return unexpected(ClientError{ClientError::Kind::tls, "cannot load CA file " + tls.ca_file + ": " + ec.message()});
+  TlsStream stream(std::move(tcp_stream), *ctx);
+  if (!SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str())) {
+    co_return unexpected(ClientError{ClientError::Kind::tls, "cannot set SNI host name"});
+  }
+  if (!tls.insecure) stream.set_verify_callback(asio::ssl::host_name_verification(url.host));
+  co_await stream.async_handshake(asio::ssl::stream_base::client, token);
+  if (ec) co_return unexpected(error_from(ec, "TLS handshake"));
+  co_return co_await exchange(std::move(stream), ctx, std::move(req), timeout, max_body, ws_key);
+}
+
+// Runs open() on the runtime and waits for it (the coroutine enforces the deadline itself;
+// the wait has a margin so a stuck resolver cannot hold the caller forever).
+Result run_open(Runtime& runtime, const ParsedUrl& url, http::request<http::string_body> req, std::chrono::milliseconds timeout,
+                std::size_t max_body, const TlsClientOptions& tls, const std::string& ws_key) {
+  auto promise = std::make_shared<std::promise<Result>>();
+  auto future = promise->get_future();
+  auto& ioc = runtime.impl().ioc;
+  asio::co_spawn(ioc, open(ioc, url, std::move(req), timeout, max_body, tls, ws_key),
+                 [promise](std::exception_ptr ex, Result r) {
+                   if (ex) {
+                     promise->set_value(unexpected(ClientError{ClientError::Kind::protocol, "internal error while connecting"}));
+                   } else {
+                     promise->set_value(std::move(r));
+                   }
+                 });
+  if (future.wait_for(timeout * 2 + std::chrono::seconds(1)) != std::future_status::ready) {
+    return unexpected(ClientError{ClientError::Kind::timeout, "no answer within " + std::to_string(timeout.count()) + " ms"});
+  }
+  return future.get();
+}
+
+http::request<http::string_body> make_request(const std::string& method, const ParsedUrl& url, const Headers& headers,
+                                              std::string body) {
+  http::request<http::string_body> req;
+  req.method_string(method);
+  req.target(url.target);
+  req.version(11);
+  const bool default_port = (url.tls && url.port == "443") || (!url.tls && url.port == "80");
+  req.set(http::field::host, default_port ? url.host : url.host + ":" + url.port);
+  req.set(http::field::user_agent, "agentconform/0.1");
+  for (const auto& [k, v] : headers) req.set(k, v);
+  req.body() = std::move(body);
+  if (!req.body().empty() || method == "POST" || method == "PUT") req.prepare_payload();
+  return req;
+}
+
+}  // namespace
+
+Expected<HttpResult, ClientError> http_request(Runtime& runtime, const HttpCall& call) {
+  auto url = parse_url(call.url);
+  if (!url) return unexpected(url.error());
+  auto req = make_request(call.method, *url, call.headers, call.body);
+  req.set(http::field::connection, "close");
+  auto opened = run_open(runtime, *url, std::move(req), call.timeout, call.max_response_bytes, call.tls, "");
+  if (!opened) return unexpected(opened.error());
+  opened->conn->close();
+  return std::move(opened->response);
+}
+
+// ------------------------------------------------------------------------------------------
+// WebSocket client
+// ------------------------------------------------------------------------------------------
+
+struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
+  std::shared_ptr<Conn> conn;
+  WsConnectOptions options;
+  ws::FrameDecoder decoder{0};
+  ws::MessageAssembler assembler{0};
+  std::string inbuf;
+  std::array<char, 16384> chunk{};
+  std::deque<std::shared_ptr<const std::string>> outq;
+  bool writing = false;
+  bool sent_close = false;
+  std::mt19937 rng{std::random_device{}()};
+
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<WsEvent> events;
+  bool transport_closed = false;
+
+  Impl(std::shared_ptr<Conn> c, WsConnectOptions o)
+      : conn(std::move(c)), options(std::move(o)), decoder(options.max_message_bytes), assembler(options.max_message_bytes) {}
+
+  void push(WsEvent e) {
+    e.at = std::chrono::system_clock::now();
+    std::lock_guard lock(mutex);
+    events.push_back(std::move(e));
+    cv.notify_all();
+  }
+
+  void start(std::string leftover) {
+    inbuf = std::move(leftover);
+    asio::post(conn->executor(), [self = shared_from_this()] {
+      self->drain_frames();
+      self->do_read();
+    });
+  }
+
+  void do_read() {
+    if (transport_is_closed()) return;
+    conn->async_read_some(asio::buffer(chunk), [self = shared_from_this()](error_code ec, std::size_t n) {
+      if (ec) return self->on_transport_end();
+      self->inbuf.append(self->chunk.data(), n);
+      if (!self->drain_frames()) return;
+      self->do_read();
+    });
+  }
+
+  // Decodes every complete frame in inbuf. Returns false when the connection was failed.
+  bool drain_frames() {
+    for (;;) {
+      ws::Frame frame;
+      std::size_t used = 0;
+      std::string error;
+      const auto r = decoder.parse(inbuf, frame, used, error);
+      if (r == ws::FrameDecoder::Result::need_more) return true;
+      if (r == ws::FrameDecoder::Result::error) {
+        WsEvent v;
+        v.kind = ws::Event::Kind::violation;
+        v.data = error;
+        push(std::move(v));
+        fail(close_code::message_too_big, "frame too large");
+        return false;
+      }
+      inbuf.erase(0, used);
+      auto event = assembler.feed(std::move(frame), /*expect_masked=*/false);
+      if (!event) continue;
+      WsEvent e;
+      e.kind = event->kind;
+      e.data = std::move(event->data);
+      e.close_code = event->close_code;
+      e.close_reason = std::move(event->close_reason);
+      e.invalid_utf8 = event->invalid_utf8;
+      if (e.kind == ws::Event::Kind::ping && options.auto_pong) {
+        ws::FrameSpec pong{ws::opcode::pong, e.data};
+        write_frame(pong);
+      }
+      if (e.kind == ws::Event::Kind::close && !sent_close) {
+        // Echo the close (RFC 6455 §5.5.1), then wait for the server to end the TCP connection.
+        const std::uint16_t echo = ws::is_valid_close_code(e.close_code) ? e.close_code : close_code::normal;
+        write_frame(ws::FrameSpec{ws::opcode::close, e.close_code == 1005 ? std::string() : ws::close_payload(echo, "")});
+        sent_close = true;
+      }
+      const bool is_violation = e.kind == ws::Event::Kind::violation;
+      push(std::move(e));
+      if (is_violation) {
+        fail(close_code::protocol_error, "protocol violation");
+        return false;
+      }
+    }
+  }
+
+  void fail(std::uint16_t code, const std::string& reason) {
+    if (!sent_close) {
+      write_frame(ws::FrameSpec{ws::opcode::close, ws::close_payload(code, reason)});
+      sent_close = true;
+    }
+    // Give the close frame a moment to leave, then drop the connection.
+    auto timer = std::make_shared<asio::steady_timer>(conn->executor(), std::chrono::milliseconds(200));
+    timer->async_wait([self = shared_from_this(), timer](error_code) { self->conn->close(); });
+  }
+
+  void on_transport_end() {
+    {
+      std::lock_guard lock(mutex);
+      if (transport_closed) return;
+    }
+    conn->close();  // the server ended its side (or the connection broke): release ours too
+    WsEvent e;
+    e.kind = ws::Event::Kind::close;
+    e.close_code = close_code::abnormal;
+    e.transport_closed = true;
+    e.at = std::chrono::system_clock::now();
+    std::lock_guard lock(mutex);
+    transport_closed = true;
+    events.push_back(std::move(e));
+    cv.notify_all();
+  }
+
+  bool transport_is_closed() {
+    std::lock_guard lock(mutex);
+    return transport_closed;
+  }
+
+  void write_frame(ws::FrameSpec spec) {
+    if (spec.masked) {
+      const std::uint32_t k = rng();
+      spec.mask_key = {static_cast<std::uint8_t>(k), static_cast<std::uint8_t>(k >> 8), static_cast<std::uint8_t>(k >> 16),
+                       static_cast<std::uint8_t>(k >> 24)};
+    }
+    write_bytes(ws::encode(spec));
+  }
+
+  void write_bytes(std::string bytes) {
+    outq.push_back(std::make_shared<const std::string>(std::move(bytes)));
+    if (!writing) do_write();
+  }
+
+  void do_write() {
+    writing = true;
+    conn->async_write(outq.front(), [self = shared_from_this()](error_code ec, std::size_t) {
+      self->writing = false;
+      if (ec) {
+        self->outq.clear();
+        return;
+      }
+      self->outq.pop_front();
+      if (!self->outq.empty()) self->do_write();
+    });
+  }
+
+  template <class Fn>
+  void on_strand(Fn&& fn) {
+    asio::post(conn->executor(), [self = shared_from_this(), fn = std::forward<Fn>(fn)]() mutable { fn(*self); });
+  }
+};
+
+Expected<std::shared_ptr<WsClient>, ClientError> WsClient::connect(Runtime& runtime, const std::string& url_text,
+                                                                   const WsConnectOptions& options) {
+  auto url = parse_url(url_text);
+  if (!url) return unexpected(url.error());
+  if (!url->websocket) return unexpected(ClientError{ClientError::Kind::bad_url, url_text + ": scheme must be ws or wss"});
+  unsigned char nonce[16];
+  RAND_bytes(nonce, sizeof nonce);
+  const std::string key = base64(nonce, sizeof nonce);
+  auto req = make_request("GET", *url, {}, "");
+  req.set(http::field::upgrade, "websocket");
+  req.set(http::field::connection, "Upgrade");
+  req.set(http::field::sec_websocket_key, key);
+  req.set(http::field::sec_websocket_version, "13");
+  if (!options.subprotocol.empty()) req.set(http::field::sec_websocket_protocol, options.subprotocol);
+  for (const auto& [k, v] : options.headers) req.set(k, v);
+  auto opened = run_open(runtime, *url, std::move(req), options.timeout, 1024 * 1024, options.tls, key);
+  if (!opened) return unexpected(opened.error());
+  auto client = std::shared_ptr<WsClient>(new WsClient());
+  client->handshake_ = opened->response;
+  client->impl_ = std::make_shared<Impl>(opened->conn, options);
+  const auto data = opened->leftover.cdata();
+  client->impl_->start(std::string(static_cast<const char*>(data.data()), data.size()));
+  return client;
+}
+
+WsClient::~WsClient() {
+  if (impl_) impl_->on_strand([](Impl& i) { i.conn->close(); });
+}
+
+void WsClient::send_text(std::string_view text) {
+  impl_->on_strand([t = std::string(text)](Impl& i) mutable { i.write_frame(ws::FrameSpec{ws::opcode::text, std::move(t)}); });
+}
+
+void WsClient::send_binary(std::string_view bytes) {
+  impl_->on_strand([t = std::string(bytes)](Impl& i) mutable { i.write_frame(ws::FrameSpec{ws::opcode::binary, std::move(t)}); });
+}
+
+void WsClient::send_frame(const ws::FrameSpec& frame) {
+  impl_->on_strand([f = frame](Impl& i) mutable { i.write_bytes(ws::encode(f)); });
+}
+
+void WsClient::send_raw(std::string bytes) {
+  impl_->on_strand([b = std::move(bytes)](Impl& i) mutable { i.write_bytes(std::move(b)); });
+}
+
+void WsClient::ping(std::string payload) {
+  impl_->on_strand([p = std::move(payload)](Impl& i) mutable { i.write_frame(ws::FrameSpec{ws::opcode::ping, std::move(p)}); });
+}
+
+void WsClient::close(std::uint16_t code, std::string_view reason) {
+  impl_->on_strand([code, r = std::string(reason)](Impl& i) {
+    if (i.sent_close) return;
+    i.sent_close = true;
+    i.write_frame(ws::FrameSpec{ws::opcode::close, ws::close_payload(code, r)});
+  });
+}
+
+void WsClient::abort() {
+  impl_->on_strand([](Impl& i) { i.conn->close(); });
+}
+
+std::optional<WsEvent> WsClient::next(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(impl_->mutex);
+  impl_->cv.wait_for(lock, timeout, [&] { return !impl_->events.empty() || impl_->transport_closed; });
+  if (!impl_->events.empty()) {
+    WsEvent e = std::move(impl_->events.front());
+    impl_->events.pop_front();
+    return e;
+  }
+  if (impl_->transport_closed) {
+    WsEvent e;
+    e.kind = ws::Event::Kind::close;
+    e.close_code = close_code::abnormal;
+    e.transport_closed = true;
+    e.at = std::chrono::system_clock::now();
+    return e;
+  }
+  return std::nullopt;
+}
+
+bool WsClient::transport_open() const {
+  std::lock_guard lock(impl_->mutex);
+  return !impl_->transport_closed;
+}
+
+}  // namespace ac::net

@@ -1,0 +1,123 @@
+// The harness's side of the wire: HTTP requests and WebSocket connections to a target under
+// test, over TCP or TLS. Built for hostile targets: every call has a deadline, every buffer a
+// cap, and what the target does wrong (bad frames, invalid UTF-8, missing close handshake) is
+// reported as data, never as a crash or a hang.
+//
+// The API is blocking-with-timeout (a case runs on its own thread and waits for the next
+// event); the I/O runs on a shared Runtime.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "harness/net/types.hpp"
+#include "harness/util/expected.hpp"
+#include "harness/websocket/frame.hpp"
+
+namespace ac::net {
+
+// The I/O threads shared by all clients of a run.
+class Runtime {
+ public:
+  explicit Runtime(std::size_t threads = 1);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+struct TlsClientOptions {
+  std::string ca_file;    // PEM bundle to trust; empty: the system store
+  bool insecure = false;  // skip certificate and host name verification
+};
+
+struct ClientError {
+  enum class Kind { bad_url, unreachable, timeout, tls, protocol, refused };
+  Kind kind = Kind::unreachable;
+  std::string message;
+  // For Kind::refused (the server answered the WebSocket upgrade with a non-101 status):
+  int status = 0;
+  Headers headers;
+  std::string body;
+
+  std::string describe() const;
+};
+
+struct HttpResult {
+  int status = 0;
+  Headers headers;
+  std::string body;
+};
+
+struct HttpCall {
+  std::string method = "GET";
+  std::string url;  // http:// or https://
+  Headers headers;
+  std::string body;
+  std::chrono::milliseconds timeout{5000};
+  std::size_t max_response_bytes = 8 * 1024 * 1024;
+  TlsClientOptions tls;
+};
+
+Expected<HttpResult, ClientError> http_request(Runtime& runtime, const HttpCall& call);
+
+struct WsConnectOptions {
+  Headers headers;          // extra request headers
+  std::string subprotocol;  // Sec-WebSocket-Protocol, when non-empty
+  std::chrono::milliseconds timeout{5000};
+  std::size_t max_message_bytes = 16 * 1024 * 1024;
+  bool auto_pong = true;     // answer pings (turned off by the fuzzer's "ignore pings" mutation)
+  TlsClientOptions tls;
+};
+
+struct WsEvent {
+  ws::Event::Kind kind = ws::Event::Kind::text;
+  std::string data;
+  std::uint16_t close_code = 0;
+  std::string close_reason;
+  bool invalid_utf8 = false;
+  bool transport_closed = false;  // the TCP connection ended (with or without a close frame)
+  std::chrono::system_clock::time_point at;
+};
+
+class WsClient : public std::enable_shared_from_this<WsClient> {
+ public:
+  // Connects and performs the opening handshake (ws:// or wss://). A non-101 answer is
+  // ClientError::Kind::refused with the status, headers and body.
+  static Expected<std::shared_ptr<WsClient>, ClientError> connect(Runtime& runtime, const std::string& url,
+                                                                  const WsConnectOptions& options);
+  ~WsClient();
+
+  void send_text(std::string_view text);
+  void send_binary(std::string_view bytes);
+  void send_frame(const ws::FrameSpec& frame);  // masked per its spec; may be invalid on purpose
+  void send_raw(std::string bytes);             // bytes straight onto the connection
+  void ping(std::string payload = {});
+  void close(std::uint16_t code, std::string_view reason = {});
+  void abort();  // drop the TCP connection without a close frame
+
+  // Next event, waiting at most `timeout`. nullopt on timeout. After the transport closed and
+  // all events were taken, returns a close event with transport_closed = true immediately.
+  std::optional<WsEvent> next(std::chrono::milliseconds timeout);
+  bool transport_open() const;
+  const HttpResult& handshake_response() const { return handshake_; }
+
+  struct Impl;
+
+ private:
+  WsClient() = default;
+  std::shared_ptr<Impl> impl_;
+  HttpResult handshake_;
+};
+
+}  // namespace ac::net

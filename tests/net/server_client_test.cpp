@@ -1,0 +1,214 @@
+// The networking core end to end on loopback: HTTP routing, WebSocket echo, limits (1009,
+// 1007), ordered close after queued frames, graceful shutdown (1001), refusal statuses, TLS on
+// the same port, and the client's reporting of server protocol violations.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <thread>
+#include <unistd.h>
+
+#include "harness/net/client.hpp"
+#include "harness/net/self_signed.hpp"
+#include "harness/net/server.hpp"
+
+namespace ac::net {
+namespace {
+
+using namespace std::chrono_literals;
+
+class Echo final : public WsHandler {
+ public:
+  UpgradeDecision on_upgrade(const HttpRequest& req) override {
+    if (req.query_value("token") == "bad") return UpgradeDecision::refuse(401, R"({"error":"token"})");
+    return UpgradeDecision::allow();
+  }
+  void on_open(const std::shared_ptr<Peer>& peer) override { peer->send_text("hello " + peer->upgrade_request().query_value("name")); }
+  void on_message(const std::shared_ptr<Peer>& peer, std::string_view frame, bool binary) override {
+    if (frame == "close-after") {
+      peer->send_text("last words");
+      peer->close(close_code::policy_violation, "bye");
+      return;
+    }
+    peer->send_text(std::string(binary ? "bin:" : "txt:") + std::string(frame));
+  }
+  void on_close(const std::shared_ptr<Peer>&, const CloseInfo& info) override {
+    std::lock_guard lock(mutex);
+    closes.push_back(info);
+  }
+  std::size_t max_message_bytes() const override { return 1024; }
+  std::mutex mutex;
+  std::vector<CloseInfo> closes;
+};
+
+class Hello final : public HttpHandler {
+ public:
+  HttpResponse handle(const HttpRequest& req) override {
+    return HttpResponse::json(201, "{\"method\":\"" + req.method + "\",\"body\":\"" + req.body + "\",\"x\":\"" +
+                                       req.header("x-api-key") + "\"}");
+  }
+};
+
+struct Fixture : ::testing::Test {
+  void start(ServerOptions o = {}) {
+    server = std::make_unique<Server>(o);
+    echo = std::make_shared<Echo>();
+    server->route_ws("/echo", echo);
+    server->route("/hello", std::make_shared<Hello>());
+    auto port = server->start();
+    ASSERT_TRUE(port) << port.error();
+    base = "127.0.0.1:" + std::to_string(*port);
+  }
+  WsEvent next_event(WsClient& c) {
+    auto e = c.next(5s);
+    EXPECT_TRUE(e.has_value()) << "no event within 5 s";
+    return e.value_or(WsEvent{});
+  }
+  Runtime runtime{1};
+  std::unique_ptr<Server> server;
+  std::shared_ptr<Echo> echo;
+  std::string base;
+};
+
+TEST_F(Fixture, HttpRouteAndNotFound) {
+  start();
+  HttpCall call{"POST", "http://" + base + "/hello", {{"X-API-Key", "k1"}}, "abc"};
+  auto r = http_request(runtime, call);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->status, 201);
+  EXPECT_EQ(r->body, R"({"method":"POST","body":"abc","x":"k1"})");
+  auto missing = http_request(runtime, HttpCall{"GET", "http://" + base + "/nope"});
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->status, 404);
+}
+
+TEST_F(Fixture, WebSocketEchoTextAndBinary) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo?name=ann", {});
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(next_event(**c).data, "hello ann");
+  (*c)->send_text("ping");
+  EXPECT_EQ(next_event(**c).data, "txt:ping");
+  (*c)->send_binary(std::string("\x00\x01", 2));
+  EXPECT_EQ(next_event(**c).data, std::string("bin:\x00\x01", 6));
+}
+
+TEST_F(Fixture, RefusedUpgradeCarriesStatusAndBody) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo?token=bad", {});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().kind, ClientError::Kind::refused);
+  EXPECT_EQ(c.error().status, 401);
+  EXPECT_EQ(c.error().body, R"({"error":"token"})");
+  auto nowhere = WsClient::connect(runtime, "ws://" + base + "/nowhere", {});
+  ASSERT_FALSE(nowhere);
+  EXPECT_EQ(nowhere.error().status, 404);
+}
+
+TEST_F(Fixture, OversizedMessageClosesWith1009) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(c);
+  next_event(**c);
+  (*c)->send_text(std::string(2000, 'x'));
+  auto e = next_event(**c);
+  EXPECT_EQ(e.kind, ws::Event::Kind::close);
+  EXPECT_EQ(e.close_code, close_code::message_too_big);
+}
+
+TEST_F(Fixture, InvalidUtf8ClosesWith1007) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(c);
+  next_event(**c);
+  (*c)->send_text("\xC3\x28");
+  auto e = next_event(**c);
+  EXPECT_EQ(e.kind, ws::Event::Kind::close);
+  EXPECT_EQ(e.close_code, close_code::invalid_payload);
+}
+
+TEST_F(Fixture, CloseIsSentAfterQueuedFrames) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(c);
+  next_event(**c);
+  (*c)->send_text("close-after");
+  EXPECT_EQ(next_event(**c).data, "last words");
+  auto e = next_event(**c);
+  EXPECT_EQ(e.kind, ws::Event::Kind::close);
+  EXPECT_EQ(e.close_code, close_code::policy_violation);
+  EXPECT_EQ(e.close_reason, "bye");
+}
+
+TEST_F(Fixture, StopClosesClientsWith1001) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(c);
+  next_event(**c);
+  std::thread stopper([&] { server->stop(2s); });
+  auto e = next_event(**c);
+  stopper.join();
+  EXPECT_EQ(e.kind, ws::Event::Kind::close);
+  EXPECT_EQ(e.close_code, close_code::going_away);
+}
+
+TEST_F(Fixture, MalformedFramesFromClientCloseWithProtocolError) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(c);
+  next_event(**c);
+  ws::FrameSpec fragmented_ping{ws::opcode::ping, "x"};
+  fragmented_ping.fin = false;
+  (*c)->send_frame(fragmented_ping);
+  auto e = next_event(**c);
+  EXPECT_EQ(e.kind, ws::Event::Kind::close);
+  EXPECT_EQ(e.close_code, close_code::protocol_error);
+}
+
+TEST_F(Fixture, TlsAndPlainOnOnePort) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ac-tls-" + std::to_string(::getpid()));
+  auto files = write_self_signed_certificate(dir);
+  ASSERT_TRUE(files) << files.error();
+  ServerOptions o;
+  o.tls_cert_file = files->cert_pem;
+  o.tls_key_file = files->key_pem;
+  start(o);
+  WsConnectOptions opts;
+  opts.tls.ca_file = files->cert_pem;
+  auto secure = WsClient::connect(runtime, "wss://" + base + "/echo?name=tls", opts);
+  ASSERT_TRUE(secure) << secure.error().describe();
+  EXPECT_EQ(next_event(**secure).data, "hello tls");
+  auto plain = WsClient::connect(runtime, "ws://" + base + "/echo?name=plain", {});
+  ASSERT_TRUE(plain) << plain.error().describe();
+  EXPECT_EQ(next_event(**plain).data, "hello plain");
+  // Without trusting the certificate the handshake must fail.
+  auto untrusted = WsClient::connect(runtime, "wss://" + base + "/echo", {});
+  ASSERT_FALSE(untrusted);
+  EXPECT_EQ(untrusted.error().kind, ClientError::Kind::tls);
+  HttpCall https{"GET", "https://" + base + "/hello"};
+  https.tls.ca_file = files->cert_pem;
+  auto r = http_request(runtime, https);
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->status, 201);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_F(Fixture, UnreachableTargetIsAnErrorNotAHang) {
+  auto c = WsClient::connect(runtime, "ws://127.0.0.1:1/echo", WsConnectOptions{{}, "", 1000ms});
+  ASSERT_FALSE(c);
+  EXPECT_EQ(c.error().kind, ClientError::Kind::unreachable);
+}
+
+TEST_F(Fixture, ConnectionLimitRefusesExtraConnections) {
+  ServerOptions o;
+  o.max_connections = 1;
+  start(o);
+  auto first = WsClient::connect(runtime, "ws://" + base + "/echo", {});
+  ASSERT_TRUE(first);
+  next_event(**first);
+  auto second = WsClient::connect(runtime, "ws://" + base + "/echo", WsConnectOptions{{}, "", 1000ms});
+  EXPECT_FALSE(second);
+  EXPECT_GE(server->stats().connections_refused, 1u);
+}
+
+}  // namespace
+}  // namespace ac::net
