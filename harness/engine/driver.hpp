@@ -97,6 +97,10 @@ class Driver {
   // Completes a message template (already variable-substituted) for sending: envelope fields the
   // case left out, signature or token per the step's "sign"/"token" options.
   virtual Expected<Json, std::string> fill(Json message, AgentSession& agent, const Json& step, CaseEnv& env) const = 0;
+  // Client-under-test mode: the endpoints the scripted hub serves (WebSocket and HTTP paths).
+  virtual std::vector<std::string> hub_ws_paths() const { return {}; }
+  virtual std::vector<std::string> hub_http_paths() const { return {}; }
+
   // A target action named by a `trigger` step (e.g. "broadcast"). Default: unknown.
   virtual Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const;
 };

@@ -77,8 +77,9 @@ std::optional<std::string> base64_decode(const std::string& in) {
 
 class StepRunner {
  public:
-  StepRunner(const Case& kase, const Driver& driver, CaseEnv& env, const CaseOptions& options, Clock::time_point deadline)
-      : kase_(kase), driver_(driver), env_(env), options_(options), deadline_(deadline) {}
+  StepRunner(const Case& kase, const Driver& driver, CaseEnv& env, const CaseOptions& options, Clock::time_point deadline,
+             ClientHub* hub)
+      : kase_(kase), driver_(driver), env_(env), options_(options), deadline_(deadline), hub_(hub) {}
 
   std::optional<StepFailure> run(const Json& steps, const std::string& prefix) {
     for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -166,8 +167,16 @@ class StepRunner {
       return capture(s, path, *r);
     }
     if (action == "accept" || action == "expect_http" || action == "hangup") {
-      return failure(s, path, "step '" + action + "' exists only in client-under-test mode (agentconform serve)", "", "",
-                     StepFailure::Kind::not_applicable);
+      if (hub_ == nullptr) {
+        return failure(s, path, "step '" + action + "' exists only in client-under-test mode (agentconform serve)", "", "",
+                       StepFailure::Kind::not_applicable);
+      }
+      if (action == "accept") return do_accept(s, path);
+      if (action == "expect_http") return do_expect_http(s, path);
+      AgentSession* a = agent(s["hangup"].get<std::string>());
+      if (a == nullptr || !a->channel) return harness_error(s, path, "client " + s["hangup"].get<std::string>() + " is not connected");
+      a->channel->close(static_cast<std::uint16_t>(s.value("code", 1000)), s.value("reason", std::string()));
+      return std::nullopt;
     }
     return harness_error(s, path, "unknown step");
   }
@@ -452,13 +461,72 @@ class StepRunner {
     return std::nullopt;
   }
 
+  std::optional<StepFailure> do_accept(const Json& s, const std::string& path) {
+    const std::string name = s["accept"].get<std::string>();
+    AgentSession* a = agent(name);
+    if (a == nullptr) return harness_error(s, path, "the case declares no client named " + name);
+    if (s.contains("refuse")) {
+      auto body = env_.vars.substitute(s.value("body", Json::object()));
+      if (!body) return harness_error(s, path, body.error());
+      hub_->refuse_next(s["refuse"].get<int>(), body->dump());
+      // Wait until the client attempted (and was refused): the hub reports it as an accept error.
+      auto refused = hub_->accept(wait_for(s), name, env_.transcript);
+      if (refused) return failure(s, path, "the client connected although the upgrade was to be refused", "", "");
+      if (refused.error() != "refused") return failure(s, path, "the client did not try to connect", "a connection attempt", refused.error());
+      return std::nullopt;
+    }
+    auto ch = hub_->accept(wait_for(s), name, env_.transcript);
+    if (!ch) return failure(s, path, "the client did not connect: " + ch.error(), "a WebSocket connection", ch.error());
+    a->channel = *ch;
+    return std::nullopt;
+  }
+
+  std::optional<StepFailure> do_expect_http(const Json& s, const std::string& path) {
+    auto pending = hub_->next_http(wait_for(s), env_.transcript);
+    if (!pending) return failure(s, path, "the client sent no HTTP request: " + pending.error(), "an HTTP request", pending.error());
+    auto respond = [&](int status, const Json& body) {
+      pending->respond(net::HttpResponse::json(status, body.dump()));
+      env_.transcript.add("hub", "out", "http-response", body.dump(), status);
+    };
+    const auto& req = pending->request;
+    if (s.contains("method") && req.method != s["method"].get<std::string>()) {
+      respond(405, Json{{"error", "unexpected method"}});
+      return failure(s, path, "wrong HTTP method", s["method"].get<std::string>(), req.method + " " + req.target);
+    }
+    if (s.contains("path") && req.path != s["path"].get<std::string>()) {
+      respond(404, Json{{"error", "unexpected path"}});
+      return failure(s, path, "wrong HTTP path", s["path"].get<std::string>(), req.method + " " + req.target);
+    }
+    if (s.contains("body")) {
+      auto pattern = env_.vars.substitute(s["body"]);
+      if (!pattern) return harness_error(s, path, pattern.error());
+      auto body = json::parse_strict(req.body);
+      if (!body) {
+        respond(400, Json{{"error", "body is not JSON"}});
+        return failure(s, path, "the request body is not JSON", show(*pattern), show_text(req.body));
+      }
+      if (auto m = match(*pattern, *body)) {
+        respond(400, Json{{"error", "unexpected body"}});
+        return failure(s, path, "the request body does not match: " + m->describe(), show(*pattern), show(*body));
+      }
+      if (auto f = capture(s, path, *body)) {
+        respond(400, Json{{"error", "unexpected body"}});
+        return f;
+      }
+    }
+    auto answer = env_.vars.substitute(s.value("respond", Json{{"status", 200}, {"body", Json::object()}}));
+    if (!answer) return harness_error(s, path, answer.error());
+    respond(answer->value("status", 200), answer->value("body", Json::object()));
+    return std::nullopt;
+  }
+
   std::optional<StepFailure> do_parallel(const Json& s, const std::string& path) {
     const Json& branches = s["parallel"];
     std::vector<std::optional<StepFailure>> results(branches.size());
     std::vector<std::thread> threads;
     for (std::size_t b = 0; b < branches.size(); ++b) {
       threads.emplace_back([&, b] {
-        StepRunner branch(kase_, driver_, env_, options_, deadline_);
+        StepRunner branch(kase_, driver_, env_, options_, deadline_, hub_);
         results[b] = branch.run(branches[b], path + ".parallel[" + std::to_string(b) + "]");
       });
     }
@@ -474,6 +542,7 @@ class StepRunner {
   CaseEnv& env_;
   const CaseOptions& options_;
   Clock::time_point deadline_;
+  ClientHub* hub_;
 };
 
 std::string requirement_text(const Case& kase, const RequirementCatalog& requirements) {
@@ -514,7 +583,7 @@ Expected<Json, std::string> apply_edits(Json message, const Json& step, const Va
 }
 
 CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, const TargetConfig& target, net::Runtime& runtime,
-                    const CaseOptions& options) {
+                    const CaseOptions& options, ClientHub* hub) {
   CaseResult result;
   result.id = kase.id;
   result.title = kase.title;
@@ -536,9 +605,10 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
       return result;
     }
   }
-  if (kase.role == "agent") {
+  if ((kase.role == "agent") != (hub != nullptr)) {
     result.verdict = Verdict::not_applicable;
-    result.reason = "client-under-test case: run it with agentconform serve";
+    result.reason = hub ? "server-under-test case: run it with agentconform run"
+                        : "client-under-test case: run it with agentconform serve";
     return result;
   }
 
@@ -562,7 +632,7 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
     driver.init_agent(slot, env);
   }
 
-  StepRunner runner(kase, driver, env, options, deadline);
+  StepRunner runner(kase, driver, env, options, deadline, hub);
   std::optional<StepFailure> failure;
   try {
     failure = runner.run(kase.steps, "");

@@ -5,11 +5,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 
+#include "harness/engine/channel.hpp"
 #include "harness/engine/requirements.hpp"
 #include "harness/engine/results.hpp"
 #include "harness/engine/scenario.hpp"
 #include "harness/engine/target.hpp"
+#include "harness/engine/transcript.hpp"
 #include "harness/engine/vars.hpp"
 #include "harness/net/client.hpp"
 
@@ -22,8 +25,26 @@ struct CaseOptions {
   std::uint64_t seed = 0;                          // agent ids and nonces derive from it
 };
 
+// Client-under-test mode: the scripted hub the client connects to (implemented in serve.cpp).
+struct PendingHttp {
+  net::HttpRequest request;
+  std::function<void(net::HttpResponse)> respond;
+};
+class ClientHub {
+ public:
+  virtual ~ClientHub() = default;
+  // The client's next WebSocket connection, as a channel recorded under `name`.
+  virtual Expected<std::shared_ptr<Channel>, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
+                                                                 Transcript& transcript) = 0;
+  // The next upgrade is refused with this status and body.
+  virtual void refuse_next(int status, std::string body) = 0;
+  // The client's next HTTP request (to be answered with respond()).
+  virtual Expected<PendingHttp, std::string> next_http(std::chrono::milliseconds timeout, Transcript& transcript) = 0;
+};
+
+// `hub` is set in client-under-test mode only (role "agent" cases run only then).
 CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, const TargetConfig& target,
-                    net::Runtime& runtime, const CaseOptions& options);
+                    net::Runtime& runtime, const CaseOptions& options, ClientHub* hub = nullptr);
 
 // Applies a step's "remove" (JSON Pointers) and "patch" (pointer -> value) to a filled message.
 Expected<Json, std::string> apply_edits(Json message, const Json& step, const Vars& vars);

@@ -23,6 +23,7 @@ class ChopsticksDriver final : public Driver {
   }
 
   std::set<std::string> reference_features() const override { return {"chopsticks.rpc", "chopsticks.admin-api"}; }
+  std::vector<std::string> hub_ws_paths() const override { return {"/chopsticks/ws"}; }
 
   // A short RPC timeout keeps the timeout cases fast against the embedded lobby.
   void configure_embedded(ref::LobbyConfig& config) const override { config.protocols["chopsticks"]["request_timeout_ms"] = 1500; }

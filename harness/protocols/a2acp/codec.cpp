@@ -15,7 +15,7 @@ Agent read_agent(Fields& f) {
   a.agent_id = f.string("agent_id");
   a.domain = f.string("domain");
   a.version = f.string("version");
-  a.extra = f.rest();
+  f.rest_into(a.extra);
   return a;
 }
 
@@ -23,7 +23,7 @@ Security read_security(Fields& f) {
   Security s;
   s.auth_token = f.string("auth_token");
   s.encryption = f.optional_string("encryption");
-  s.extra = f.rest();
+  f.rest_into(s.extra);
   return s;
 }
 
@@ -34,7 +34,7 @@ ErrorInfo read_error_info(Fields& f) {
   e.details = f.optional_object("details");
   e.retry_after = f.unsigned_integer("retry_after");
   e.correlation_id = f.optional_string("correlation_id");
-  e.extra = f.rest();
+  f.rest_into(e.extra);
   return e;
 }
 
@@ -44,7 +44,7 @@ Contract read_contract(Fields& f) {
   c.input_schema = f.optional_object("input_schema");
   c.output_schema = f.optional_object("output_schema");
   c.security_policy = f.optional_object("security_policy");
-  c.extra = f.rest();
+  f.rest_into(c.extra);
   return c;
 }
 
@@ -53,7 +53,7 @@ HandshakeOffer read_offer(Fields& f) {
   o.requested_intent = f.optional_string("requested_intent");
   o.collaboration_id = f.optional_string("collaboration_id");
   o.source_agent_id = f.optional_string("source_agent_id");
-  o.extra = f.rest();
+  f.rest_into(o.extra);
   return o;
 }
 
@@ -66,7 +66,7 @@ Payload read_payload(MessageType type, Fields& top) {
       return top.nested("payload", [](Fields& f) {
         Error e;
         e.error = f.nested("error", read_error_info);
-        e.extra = f.rest();
+        f.rest_into(e.extra);
         return e;
       });
     case MessageType::initiate_handshake:
@@ -74,7 +74,7 @@ Payload read_payload(MessageType type, Fields& top) {
         InitiateHandshake p;
         p.target_agent_id = f.string("target_agent_id");
         p.requested_intent = f.string("requested_intent");
-        p.extra = f.rest();
+        f.rest_into(p.extra);
         return p;
       });
     case MessageType::accept_handshake: return AcceptHandshake{top.optional_nested("payload", read_offer)};
@@ -83,7 +83,7 @@ Payload read_payload(MessageType type, Fields& top) {
         HandshakeDecision p;
         p.accepted = f.boolean("accepted");
         p.reason = f.optional_string("reason");
-        p.extra = f.rest();
+        f.rest_into(p.extra);
         return p;
       });
     case MessageType::handshake_result:
@@ -91,7 +91,7 @@ Payload read_payload(MessageType type, Fields& top) {
         HandshakeResult p;
         p.collaboration_id = f.string("collaboration_id");
         p.contract = f.nested("contract", read_contract);
-        p.extra = f.rest();
+        f.rest_into(p.extra);
         return p;
       });
   }
@@ -110,7 +110,7 @@ Message read_message(MessageType type, Fields& top) {
   e.intent = top.optional_string("intent");
   m.payload = read_payload(type, top);
   e.security = top.nested("security", read_security);
-  e.extra = top.rest();
+  top.rest_into(e.extra);
   return m;
 }
 
@@ -259,7 +259,7 @@ Expected<TokenRequest, CodecError> token_request_from_json(Json value) {
     r.target_agent_id = f.string("target_agent_id");
     r.requested_capabilities = f.strings("requested_capabilities");
     r.ttl = f.optional_unsigned("ttl");
-    r.extra = f.rest();
+    f.rest_into(r.extra);
     return r;
   });
 }
@@ -269,7 +269,7 @@ Expected<TokenResponse, CodecError> token_response_from_json(Json value) {
     TokenResponse r;
     r.token = f.string("token");
     r.expires_at = f.string("expires_at");
-    r.extra = f.rest();
+    f.rest_into(r.extra);
     return r;
   });
 }

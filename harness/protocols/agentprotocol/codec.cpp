@@ -16,7 +16,7 @@ Payload read_payload(MessageType type, Fields& f) {
       Hello p;
       p.version = f.string("version");
       p.features = f.optional_strings("features");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::request: {
@@ -25,7 +25,7 @@ Payload read_payload(MessageType type, Fields& f) {
       p.correlation_id = f.string("correlationId");
       p.params = f.optional_object("params");
       p.timeout = f.optional_unsigned("timeout");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::response: {
@@ -33,7 +33,7 @@ Payload read_payload(MessageType type, Fields& f) {
       p.correlation_id = f.string("correlationId");
       p.status = f.string("status");
       p.result = f.optional_any("result");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::notify: {
@@ -47,7 +47,7 @@ Payload read_payload(MessageType type, Fields& f) {
       p.code = f.string("code");
       p.message = f.string("message");
       p.details = f.optional_object("details");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
   }
@@ -65,21 +65,21 @@ Message read_message(MessageType type, Fields& top) {
     from.agent_id = f.string("agentId");
     from.name = f.optional_string("name");
     from.capabilities = f.strings("capabilities");
-    from.extra = f.rest();
+    f.rest_into(from.extra);
     return from;
   });
   e.to = top.nested("to", [](Fields& f) {
     To to;
     to.agent_id = f.string("agentId");
     to.broadcast = f.boolean("broadcast");
-    to.extra = f.rest();
+    f.rest_into(to.extra);
     return to;
   });
   top.string("type");  // given by the payload alternative
   m.payload = top.nested("payload", [type](Fields& f) { return read_payload(type, f); });
   e.signature = top.optional_string("signature");
   e.metadata = top.optional_object("metadata");
-  e.extra = top.rest();
+  top.rest_into(e.extra);
   return m;
 }
 

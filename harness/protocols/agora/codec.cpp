@@ -19,7 +19,7 @@ Body read_body(MessageType type, Fields& f) {
       b.stream_id = f.optional_string("stream_id");
       b.stream = f.optional_boolean("stream");
       b.payload = f.optional_object("payload");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::send_chunk: {
@@ -27,14 +27,14 @@ Body read_body(MessageType type, Fields& f) {
       b.to = f.string("to");
       b.stream_id = f.string("stream_id");
       b.chunk = f.string("chunk");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::send_end: {
       SendEnd b;
       b.to = f.string("to");
       b.stream_id = f.string("stream_id");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::message: {
@@ -43,7 +43,7 @@ Body read_body(MessageType type, Fields& f) {
       b.stream_id = f.optional_string("stream_id");
       b.stream = f.optional_boolean("stream");
       b.payload = f.optional_object("payload");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::message_chunk: {
@@ -51,14 +51,14 @@ Body read_body(MessageType type, Fields& f) {
       b.from = f.string("from");
       b.stream_id = f.string("stream_id");
       b.chunk = f.string("chunk");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::message_end: {
       ForwardEnd b;
       b.from = f.string("from");
       b.stream_id = f.string("stream_id");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::reply: {
@@ -68,7 +68,7 @@ Body read_body(MessageType type, Fields& f) {
       b.stream_id = f.optional_string("stream_id");
       b.stream = f.optional_boolean("stream");
       b.payload = f.optional_object("payload");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::reply_chunk: {
@@ -77,7 +77,7 @@ Body read_body(MessageType type, Fields& f) {
       b.from = f.optional_string("from");
       b.stream_id = f.string("stream_id");
       b.chunk = f.string("chunk");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::reply_end: {
@@ -85,7 +85,7 @@ Body read_body(MessageType type, Fields& f) {
       b.to = f.string("to");
       b.from = f.optional_string("from");
       b.stream_id = f.string("stream_id");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::error: {
@@ -93,7 +93,7 @@ Body read_body(MessageType type, Fields& f) {
       b.code = f.string("code");
       b.message = f.string("message");
       b.stream_id = f.optional_string("stream_id");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
   }

@@ -18,7 +18,7 @@ ErrorObject read_error(Fields& f) {
   e.message = f.string("message");
   e.details = f.optional_object("details");
   e.retryable = f.optional_boolean("retryable");
-  e.extra = f.rest();
+  f.rest_into(e.extra);
   return e;
 }
 
@@ -27,7 +27,7 @@ AuthorizationRules read_rules(Fields& f) {
   r.type = f.string("type");
   r.allowed_agent_ids = f.optional_strings("allowed_agent_ids");
   r.required_roles = f.optional_strings("required_roles");
-  r.extra = f.rest();
+  f.rest_into(r.extra);
   return r;
 }
 
@@ -42,7 +42,7 @@ Capability read_capability(Fields& f) {
   c.keywords = f.optional_strings("keywords");
   c.authorization_rules = f.optional_nested("authorization_rules", read_rules);
   c.metadata = f.optional_object("metadata");
-  c.extra = f.rest();
+  f.rest_into(c.extra);
   return c;
 }
 
@@ -51,7 +51,7 @@ RegisterClient read_register_client(Fields& f) {
   p.capabilities = f.list("capabilities", read_capability);
   p.agent_version = f.string("agent_version");
   p.sdk_version = f.string("sdk_version");
-  p.extra = f.rest();
+  f.rest_into(p.extra);
   return p;
 }
 
@@ -62,7 +62,7 @@ RegisterClientAck read_register_client_ack(Fields& f) {
   p.message = f.optional_string("message");
   p.server_time_utc = f.string("server_time_utc");
   p.session_id = f.string("session_id");
-  p.extra = f.rest();
+  f.rest_into(p.extra);
   return p;
 }
 
@@ -71,7 +71,7 @@ CapabilityFilter read_filter(Fields& f) {
   c.name = f.optional_string("name");
   c.version_match = f.optional_string("version_match");
   c.keywords = f.optional_strings("keywords");
-  c.extra = f.rest();
+  f.rest_into(c.extra);
   return c;
 }
 
@@ -81,7 +81,7 @@ AgentMatch read_agent_match(Fields& f) {
   a.agent_type = f.string("agent_type");
   a.matching_capabilities = f.list("matching_capabilities", read_capability);
   a.last_seen_utc = f.optional_string("last_seen_utc");
-  a.extra = f.rest();
+  f.rest_into(a.extra);
   return a;
 }
 
@@ -89,7 +89,7 @@ ProgressInfo read_progress(Fields& f) {
   ProgressInfo p;
   p.percentage = f.integer("percentage");
   p.description = f.string("description");
-  p.extra = f.rest();
+  f.rest_into(p.extra);
   return p;
 }
 
@@ -100,28 +100,28 @@ Payload read_payload(MessageType type, Fields& f) {
     case MessageType::unregister_client: {
       UnregisterClient p;
       p.reason = f.optional_string("reason");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::discover_capabilities: {
       DiscoverCapabilities p;
       p.capability_filter = f.nested("capability_filter", read_filter);
       p.max_results = f.optional_unsigned("max_results");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::capabilities_found: {
       CapabilitiesFound p;
       p.query_ref = f.optional_string("query_ref");
       p.agents = f.list("agents", read_agent_match);
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::direct_message: {
       DirectMessage p;
       p.content_type = f.string("content_type");
       p.content = f.any("content");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::invoke_capability_request: {
@@ -129,7 +129,7 @@ Payload read_payload(MessageType type, Fields& f) {
       p.capability_name = f.string("capability_name");
       p.capability_version = f.optional_string("capability_version");
       p.input_data = f.object("input_data");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::invoke_capability_response: {
@@ -139,33 +139,33 @@ Payload read_payload(MessageType type, Fields& f) {
       p.output_data = f.optional_object("output_data");
       p.error_details = f.optional_nested("error_details", read_error);
       p.progress_info = f.optional_nested("progress_info", read_progress);
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::lobby_broadcast: {
       LobbyBroadcast p;
       p.event_type = f.string("event_type");
       p.data = f.object("data");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::ping: {
       Ping p;
       p.nonce = f.optional_string("nonce");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::pong: {
       Pong p;
       p.nonce = f.optional_string("nonce");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
     case MessageType::protocol_error: {
       ProtocolError p;
       p.error = f.nested("error", read_error);
       p.offending_message_id = f.optional_string("offending_message_id");
-      p.extra = f.rest();
+      f.rest_into(p.extra);
       return p;
     }
   }
@@ -173,20 +173,19 @@ Payload read_payload(MessageType type, Fields& f) {
 }
 
 Message read_message(MessageType type, Fields& top) {
-  Message m;
-  Envelope& e = m.envelope;
+  Envelope e;
   e.message_id = top.string("message_id");
   e.protocol_version = top.string("protocol_version");
   e.sender_id = top.string("sender_id");
   e.receiver_id = top.string("receiver_id");
   top.string("message_type");  // carried by the payload alternative
-  m.payload = top.nested("payload", [type](Fields& f) { return read_payload(type, f); });
+  Payload payload = top.nested("payload", [type](Fields& f) { return read_payload(type, f); });
   e.timestamp = top.string("timestamp");
   e.conversation_id = top.optional_string("conversation_id");
   e.auth_token = top.optional_string("auth_token");
   e.metadata = top.optional_object("metadata");
-  e.extra = top.rest();
-  return m;
+  top.rest_into(e.extra);
+  return Message{std::move(e), std::move(payload)};
 }
 
 // ---- types -> JSON ----------------------------------------------------------------------------
@@ -422,7 +421,7 @@ Expected<RegisterRequest, CodecError> register_request_from_json(Json value) {
     r.api_key = f.optional_string("api_key");
     r.agent_id = f.string("agent_id");
     r.agent_type = f.string("agent_type");
-    r.extra = f.rest();
+    f.rest_into(r.extra);
     return r;
   });
 }
@@ -434,7 +433,7 @@ Expected<RegisterResponse, CodecError> register_response_from_json(Json value) {
     r.lobby_id = f.string("lobby_id");
     r.agent_id = f.optional_string("agent_id");
     r.expires_at = f.optional_string("expires_at");
-    r.extra = f.rest();
+    f.rest_into(r.extra);
     return r;
   });
 }

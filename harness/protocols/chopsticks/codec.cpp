@@ -23,13 +23,13 @@ Body read_body(MessageType type, Fields& f) {
       b.guild_ids = f.strings("guildIds");
       b.pool_id = f.string("poolId");
       b.runner_secret = f.optional_string("runnerSecret");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::guilds: {
       Guilds b;
       b.guild_ids = f.strings("guildIds");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::event_released: {
@@ -40,7 +40,7 @@ Body read_body(MessageType type, Fields& f) {
       b.voice_channel_id = f.string("voiceChannelId");
       b.reason = f.string("reason");
       b.kind = f.string("kind");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::event_add: {
@@ -55,7 +55,7 @@ Body read_body(MessageType type, Fields& f) {
       b.owner_user_id = f.optional_string("ownerUserId");
       b.ok = f.boolean("ok");
       b.error = f.optional_string("error");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::resp: {
@@ -64,7 +64,7 @@ Body read_body(MessageType type, Fields& f) {
       b.ok = f.boolean("ok");
       b.data = f.optional_any("data");
       b.error = f.optional_string("error");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::req: {
@@ -73,13 +73,13 @@ Body read_body(MessageType type, Fields& f) {
       b.op = f.string("op");
       b.data = f.optional_any("data");
       b.agent_id = f.string("agentId");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
     case MessageType::error: {
       Error b;
       b.error = f.string("error");
-      b.extra = f.rest();
+      f.rest_into(b.extra);
       return b;
     }
   }

@@ -41,7 +41,11 @@ void Fields::wrong_type(std::string_view key, const char* expected) {
 
 Json* Fields::take(std::string_view key, bool required) {
   if (problem_.failed || !object_->is_object()) return nullptr;
-  consumed_.push_back(key);
+  if (consumed_count_ < consumed_.size()) {
+    consumed_[consumed_count_++] = key;
+  } else {
+    consumed_overflow_.push_back(key);
+  }
   auto it = object_->find(key);
   if (it == object_->end()) {
     if (required) report(problem_, child_pointer(key), "required member is missing");
@@ -194,16 +198,30 @@ std::optional<std::vector<std::string>> Fields::optional_strings(std::string_vie
   return out;
 }
 
+bool Fields::is_consumed(std::string_view key) const {
+  const auto end = consumed_.begin() + static_cast<std::ptrdiff_t>(consumed_count_);
+  return std::find(consumed_.begin(), end, key) != end ||
+         std::find(consumed_overflow_.begin(), consumed_overflow_.end(), key) != consumed_overflow_.end();
+}
+
 Json Fields::rest() {
   Json out = Json::object();
   if (!object_->is_object()) return out;
   for (auto it = object_->begin(); it != object_->end(); ++it) {
     const std::string& k = it.key();
-    if (std::find(consumed_.begin(), consumed_.end(), std::string_view(k)) == consumed_.end()) {
-      out.emplace(k, std::move(it.value()));
-    }
+    if (!is_consumed(k)) out.emplace(k, std::move(it.value()));
   }
   return out;
+}
+
+void Fields::rest_into(Json& extra) {
+  if (!object_->is_object()) return;
+  for (auto it = object_->begin(); it != object_->end(); ++it) {
+    const std::string& k = it.key();
+    if (is_consumed(k)) continue;
+    if (!extra.is_object()) extra = Json::object();
+    extra[k] = std::move(it.value());
+  }
 }
 
 void put_nullable(Json& out, const char* key, const std::optional<std::string>& value) {

@@ -11,6 +11,7 @@
 // extras survive decode -> encode.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -67,6 +68,8 @@ class Fields {
 
   // The members no getter asked for, as an object (empty object when none).
   Json rest();
+  // Same, added to `extra` (an object): allocates nothing when there are none.
+  void rest_into(Json& extra);
 
   const std::string& pointer() const { return pointer_; }
   bool failed() const { return problem_.failed; }
@@ -81,10 +84,16 @@ class Fields {
   std::string child_pointer(std::string_view key) const;
   void wrong_type(std::string_view key, const char* expected);
 
+  bool is_consumed(std::string_view key) const;
+
   Json* object_;
   std::string pointer_;
   Problem& problem_;
-  std::vector<std::string_view> consumed_;
+  // The keys asked for (string literals of the codecs). Inline for the usual few, so that reading
+  // a message does not allocate for bookkeeping.
+  std::array<std::string_view, 16> consumed_{};
+  std::size_t consumed_count_ = 0;
+  std::vector<std::string_view> consumed_overflow_;
 };
 
 // ---- writing ---------------------------------------------------------------------------------

@@ -1,0 +1,69 @@
+// agentconform serve --protocol P --listen ADDR [--suite S] [--case GLOB] [--command "..."]
+// Client-under-test mode: plays the scripted hub; the agent or SDK under test connects to it
+// (or is started per case by --command with AGENTCONFORM_URL in its environment).
+#include <iostream>
+
+#include "harness/cli/commands.hpp"
+#include "harness/cli/io.hpp"
+#include "harness/engine/serve.hpp"
+
+namespace ac::cli {
+namespace {
+
+struct ServeCli {
+  engine::ServeOptions serve;
+  std::string results_file = "agentconform-report/serve-results.json";
+};
+
+int run_serve(ServeCli& o) {
+  auto loaded = engine::load_all();
+  if (!loaded) {
+    std::cerr << "serve: " << loaded.error() << "\n";
+    return 2;
+  }
+  auto result = engine::serve(*loaded, o.serve, std::cout);
+  if (!result) {
+    std::cerr << "serve: " << result.error() << "\n";
+    return 2;
+  }
+  engine::print_summary(*result, std::cout);
+  if (!o.results_file.empty()) {
+    std::error_code ec;
+    const auto parent = std::filesystem::path(o.results_file).parent_path();
+    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+    auto written = write_file(o.results_file, engine::to_json(*result, loaded->requirements).dump(1) + "\n");
+    if (!written) {
+      std::cerr << "serve: " << written.error() << "\n";
+      return 3;
+    }
+    std::cout << "results: " << o.results_file << "\n";
+  }
+  bool failed = false, error = false;
+  for (const auto& c : result->cases) {
+    failed |= c.verdict == engine::Verdict::fail;
+    error |= c.verdict == engine::Verdict::error;
+  }
+  return failed ? 1 : error ? 3 : 0;
+}
+
+void add_serve(CLI::App& app, Context& ctx) {
+  auto o = std::make_shared<ServeCli>();
+  auto* cmd = app.add_subcommand("serve", "Play the scripted hub and test an agent/SDK that connects (client-under-test mode)");
+  cmd->add_option("--protocol,-p", o->serve.protocol, "alp | agora | agentprotocol | a2acp | chopsticks")->required();
+  cmd->add_option("--listen", o->serve.listen, "HOST:PORT to listen on")->capture_default_str();
+  cmd->add_option("--command", o->serve.command,
+                  "start the client under test for each case (AGENTCONFORM_URL, AGENTCONFORM_HTTP in its environment)");
+  cmd->add_option("--suite,-s", o->serve.suites, "only these suites (repeatable)");
+  cmd->add_option("--case", o->serve.case_globs, "case id glob (repeatable)");
+  cmd->add_option("--timeout-scale", o->serve.timeout_scale, "multiply every timeout");
+  cmd->add_option("--seed", o->serve.seed, "seed of the run");
+  cmd->add_option("--results", o->results_file, "where to write the JSON results")->capture_default_str();
+  cmd->add_flag("--quiet,-q", o->serve.quiet, "no per-case lines");
+  cmd->callback([o, &ctx] { ctx.exit_code = run_serve(*o); });
+}
+
+}  // namespace
+
+AC_REGISTER_COMMAND(220, add_serve);
+
+}  // namespace ac::cli

@@ -1,0 +1,330 @@
+#include "harness/engine/serve.hpp"
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+
+#include "harness/engine/driver.hpp"
+#include "harness/engine/runner.hpp"
+#include "harness/net/server.hpp"
+#include "harness/protocols/typed/stamp.hpp"
+
+extern char** environ;
+
+namespace ac::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Events of one accepted connection, fed by the server threads, read by the case thread.
+struct PeerInbox {
+  std::mutex mutex;
+  std::condition_variable cv;
+  std::deque<Incoming> events;
+  bool closed = false;
+};
+
+class ServerChannel final : public Channel {
+ public:
+  ServerChannel(std::shared_ptr<net::Peer> peer, std::shared_ptr<PeerInbox> inbox, Transcript& t, std::string name)
+      : peer_(std::move(peer)), inbox_(std::move(inbox)), t_(t), name_(std::move(name)) {}
+  std::string transport() const override { return "ws"; }
+  void send_text(std::string_view text) override {
+    t_.add(name_, "out", "text", std::string(text));
+    peer_->send_text(std::string(text));
+  }
+  std::optional<Incoming> next(std::chrono::milliseconds timeout) override {
+    std::unique_lock lock(inbox_->mutex);
+    if (!inbox_->cv.wait_for(lock, timeout, [&] { return !inbox_->events.empty(); })) return std::nullopt;
+    Incoming in = inbox_->events.front();
+    // A closed connection keeps reporting its close.
+    if (in.kind != ws::Event::Kind::close) inbox_->events.pop_front();
+    lock.unlock();
+    if (in.kind == ws::Event::Kind::close) {
+      if (!close_reported_) t_.add(name_, "in", "close", in.close_reason, in.close_code);
+      close_reported_ = true;
+    } else {
+      t_.add(name_, "in", in.kind == ws::Event::Kind::binary ? "binary" : "text", in.data);
+    }
+    return in;
+  }
+  void close(std::uint16_t code, std::string_view reason) override {
+    t_.add(name_, "out", "close", std::string(reason), code);
+    peer_->close(code, std::string(reason));
+  }
+  void abort() override { peer_->close(net::close_code::going_away, "case over"); }
+  bool is_open() const override {
+    std::lock_guard lock(inbox_->mutex);
+    return !inbox_->closed;
+  }
+
+ private:
+  std::shared_ptr<net::Peer> peer_;
+  std::shared_ptr<PeerInbox> inbox_;
+  Transcript& t_;
+  std::string name_;
+  bool close_reported_ = false;
+};
+
+class ServeHub final : public ClientHub, public net::WsHandler, public net::HttpHandler {
+ public:
+  // ClientHub
+  Expected<std::shared_ptr<Channel>, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
+                                                         Transcript& transcript) override {
+    std::unique_lock lock(mutex_);
+    if (!cv_.wait_for(lock, timeout, [&] { return !accepted_.empty() || refused_; })) return unexpected(std::string("timeout"));
+    if (refused_) {
+      refused_ = false;
+      transcript.add(name, "out", "refused", refuse_body_used_, refuse_status_used_);
+      return unexpected(std::string("refused"));
+    }
+    auto [peer, inbox] = accepted_.front();
+    accepted_.pop_front();
+    transcript.add(name, "in", "connected", peer->upgrade_request().target, 101);
+    return std::shared_ptr<Channel>(std::make_shared<ServerChannel>(peer, inbox, transcript, name));
+  }
+
+  void refuse_next(int status, std::string body) override {
+    std::lock_guard lock(mutex_);
+    refuse_status_ = status;
+    refuse_body_ = std::move(body);
+  }
+
+  Expected<PendingHttp, std::string> next_http(std::chrono::milliseconds timeout, Transcript& transcript) override {
+    std::unique_lock lock(mutex_);
+    if (!cv_.wait_for(lock, timeout, [&] { return !http_.empty(); })) return unexpected(std::string("timeout"));
+    PendingHttp p = std::move(http_.front());
+    http_.pop_front();
+    transcript.add("hub", "in", "http-request", p.request.method + " " + p.request.target + (p.request.body.empty() ? "" : "\n\n" + p.request.body));
+    return p;
+  }
+
+  // Between cases: forget connections and requests of the previous client.
+  void reset() {
+    std::vector<std::shared_ptr<net::Peer>> peers;
+    {
+      std::lock_guard lock(mutex_);
+      for (auto& [id, p] : peers_) peers.push_back(p.first);
+      accepted_.clear();
+      for (auto& h : http_) h.respond(net::HttpResponse::json(503, R"({"error":"case over"})"));
+      http_.clear();
+      refused_ = false;
+      refuse_status_ = 0;
+    }
+    for (auto& p : peers) p->close(net::close_code::going_away, "case over");
+  }
+
+  // WsHandler
+  net::UpgradeDecision on_upgrade(const net::HttpRequest&) override {
+    std::lock_guard lock(mutex_);
+    if (refuse_status_ != 0) {
+      refuse_status_used_ = refuse_status_;
+      refuse_body_used_ = refuse_body_;
+      refuse_status_ = 0;
+      refused_ = true;
+      cv_.notify_all();
+      return net::UpgradeDecision::refuse(refuse_status_used_, refuse_body_used_);
+    }
+    return net::UpgradeDecision::allow();
+  }
+  void on_open(const std::shared_ptr<net::Peer>& peer) override {
+    auto inbox = std::make_shared<PeerInbox>();
+    std::lock_guard lock(mutex_);
+    peers_[peer->id()] = {peer, inbox};
+    accepted_.emplace_back(peer, inbox);
+    cv_.notify_all();
+  }
+  void on_message(const std::shared_ptr<net::Peer>& peer, std::string_view frame, bool binary) override {
+    push(peer->id(), Incoming{binary ? ws::Event::Kind::binary : ws::Event::Kind::text, std::string(frame)});
+  }
+  void on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo& info) override {
+    Incoming in{ws::Event::Kind::close, "", info.code, info.reason, false, true};
+    push(peer->id(), std::move(in), /*close=*/true);
+  }
+  std::size_t max_message_bytes() const override { return 16 * 1024 * 1024; }
+
+  // HttpHandler
+  net::HttpResponse handle(const net::HttpRequest&) override { return net::HttpResponse::json(500, "{}"); }
+  void handle_async(const net::HttpRequest& request, std::function<void(net::HttpResponse)> respond) override {
+    std::lock_guard lock(mutex_);
+    http_.push_back(PendingHttp{request, std::move(respond)});
+    cv_.notify_all();
+  }
+
+ private:
+  void push(std::uint64_t peer_id, Incoming in, bool close = false) {
+    std::shared_ptr<PeerInbox> inbox;
+    {
+      std::lock_guard lock(mutex_);
+      auto it = peers_.find(peer_id);
+      if (it == peers_.end()) return;
+      inbox = it->second.second;
+      if (close) peers_.erase(it);
+    }
+    std::lock_guard lock(inbox->mutex);
+    if (inbox->closed) return;
+    inbox->closed = close;
+    inbox->events.push_back(std::move(in));
+    inbox->cv.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::uint64_t, std::pair<std::shared_ptr<net::Peer>, std::shared_ptr<PeerInbox>>> peers_;
+  std::deque<std::pair<std::shared_ptr<net::Peer>, std::shared_ptr<PeerInbox>>> accepted_;
+  std::deque<PendingHttp> http_;
+  int refuse_status_ = 0, refuse_status_used_ = 0;
+  std::string refuse_body_, refuse_body_used_;
+  bool refused_ = false;
+};
+
+// The client under test, started for one case.
+class ClientProcess {
+ public:
+  ClientProcess(const std::string& command, const std::map<std::string, std::string>& env_vars, const std::string& log_file) {
+    std::vector<std::string> env_strings;
+    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
+    for (const auto& [k, v] : env_vars) env_strings.push_back(k + "=" + v);
+    std::vector<char*> envp;
+    for (auto& s : env_strings) envp.push_back(s.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    // The client's output goes to a log whose tail joins the transcript of a failed case.
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);  // its own process group, so the whole tree can be stopped
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
+    if (::posix_spawn(&pid_, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), envp.data()) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+  }
+  ~ClientProcess() {
+    if (pid_ <= 0) return;
+    ::kill(-pid_, SIGTERM);
+    for (int i = 0; i < 50; ++i) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  bool started() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+}  // namespace
+
+Expected<RunResult, std::string> serve(const Loaded& loaded, const ServeOptions& o, std::ostream& progress) {
+  const auto id = proto::parse_protocol(o.protocol);
+  if (!id) return unexpected("unknown protocol '" + o.protocol + "'");
+  const Driver& driver = driver_for(*id);
+  std::vector<const Case*> cases;
+  for (const auto& suite : loaded.suites) {
+    for (const auto& c : suite.cases) {
+      if (c.protocol != o.protocol || c.role != "agent") continue;
+      if (!o.suites.empty() && std::find(o.suites.begin(), o.suites.end(), c.suite) == o.suites.end()) continue;
+      if (!o.case_globs.empty()) {
+        bool any = false;
+        for (const auto& g : o.case_globs) any |= fnmatch(g.c_str(), c.id.c_str(), 0) == 0;
+        if (!any) continue;
+      }
+      cases.push_back(&c);
+    }
+  }
+  if (cases.empty()) return unexpected("no client-under-test case matches for " + o.protocol);
+
+  const auto colon = o.listen.rfind(':');
+  if (colon == std::string::npos) return unexpected(std::string("--listen must be HOST:PORT"));
+  net::ServerOptions so;
+  so.address = o.listen.substr(0, colon);
+  try {
+    so.port = static_cast<std::uint16_t>(std::stoi(o.listen.substr(colon + 1)));
+  } catch (const std::exception&) {
+    return unexpected("invalid port in --listen " + o.listen);
+  }
+  net::Server server(so);
+  auto hub = std::make_shared<ServeHub>();
+  for (const auto& p : driver.hub_ws_paths()) server.route_ws(p, hub);
+  for (const auto& p : driver.hub_http_paths()) server.route(p, hub);
+  auto port = server.start();
+  if (!port) return unexpected(port.error());
+  const std::string host = so.address + ":" + std::to_string(*port);
+  progress << "agentconform serve: scripted " << o.protocol << " hub on ws://" << host << " (" << cases.size()
+           << " client cases)\n";
+  progress.flush();
+
+  TargetConfig target;
+  target.protocol = o.protocol;
+  target.kind = "client";
+  target.http_base = "http://" + host;
+  target.ws_base = "ws://" + host;
+  driver.defaults(target);
+  target.features.insert("*");
+
+  RunResult result;
+  result.seed = o.seed != 0 ? o.seed : std::random_device{}();
+  result.started_at = proto::typed::utc_now();
+  result.target = {{"kind", "client"}, {"listen", host}, {"command", o.command}};
+  const auto started = Clock::now();
+  net::Runtime runtime(1);
+  for (const Case* c : cases) {
+    hub->reset();
+    std::unique_ptr<ClientProcess> client;
+    const auto log_file = std::filesystem::temp_directory_path() / ("agentconform-client-" + std::to_string(::getpid()) + ".log");
+    if (!o.command.empty()) {
+      client = std::make_unique<ClientProcess>(o.command,
+                                               std::map<std::string, std::string>{{"AGENTCONFORM_URL", "ws://" + host},
+                                                                                  {"AGENTCONFORM_HTTP", "http://" + host},
+                                                                                  {"AGENTCONFORM_CASE", c->id}},
+                                               log_file.string());
+      if (!client->started()) return unexpected("cannot start the client command: " + o.command);
+    }
+    CaseOptions co;
+    co.timeout_scale = o.timeout_scale;
+    co.seed = result.seed;
+    co.step_timeout = std::chrono::milliseconds(5000);
+    result.cases.push_back(run_case(*c, loaded.requirements, target, runtime, co, hub.get()));
+    client.reset();
+    auto& r = result.cases.back();
+    if (!o.command.empty()) {
+      std::ifstream in(log_file);
+      std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (r.verdict != Verdict::pass && !log.empty()) {
+        if (log.size() > 4096) log = "..." + log.substr(log.size() - 4096);
+        r.transcript.push_back({{"t_ms", r.duration_ms}, {"channel", "client"}, {"direction", "note"}, {"kind", "client-log"}, {"data", log}});
+      }
+      std::filesystem::remove(log_file);
+    }
+    if (!o.quiet) {
+      progress << verdict_name(r.verdict) << "  " << r.id << "  " << r.title << "\n";
+      if (r.verdict != Verdict::pass) progress << "      " << r.reason << "\n";
+    }
+  }
+  hub->reset();
+  server.stop();
+  result.finished_at = proto::typed::utc_now();
+  result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  return result;
+}
+
+}  // namespace ac::engine

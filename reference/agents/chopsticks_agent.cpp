@@ -1,0 +1,140 @@
+#include "reference/agents/chopsticks_agent.hpp"
+
+#include <map>
+#include <ostream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/json/strict_reader.hpp"
+#include "harness/net/client.hpp"
+
+namespace ac::ref {
+namespace {
+
+using Json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+class Session {
+ public:
+  Session(const ChopsticksAgentOptions& o, std::shared_ptr<net::WsClient> c, std::ostream& log) : o_(o), c_(std::move(c)), log_(log) {}
+
+  void hello() {
+    Json h = {{"type", "hello"}, {"protocolVersion", o_.protocol_version}, {"agentId", o_.agent_id}, {"botUserId", nullptr},
+              {"tag", "ReferenceAgent#0001"}, {"ready", true}, {"guildIds", o_.guild_ids}, {"poolId", o_.pool_id}};
+    if (o_.omit_version) h.erase("protocolVersion");
+    send(h);
+  }
+  void guilds() { send({{"type", "guilds"}, {"guildIds", o_.guild_ids}}); }
+
+  // Handles one controller message.
+  void handle(const Json& m) {
+    const std::string type = m.value("type", std::string());
+    if (type == "error") {
+      log_ << "controller error: " << m.value("error", std::string()) << "\n";
+      return;
+    }
+    if (type != "req" || !m.contains("id") || !m["id"].is_string()) return;  // nothing else is addressed to an agent
+    if (o_.never_respond) return;
+    const std::string id = m["id"].get<std::string>();
+    const std::string op = m.value("op", std::string());
+    const Json data = m.value("data", Json::object());
+    Json resp = {{"type", "resp"}, {"id", id}, {"ok", true}};
+    const std::string guild = data.is_object() ? data.value("guildId", std::string("0")) : std::string("0");
+    if (op == "play") {
+      const std::string channel = data.is_object() ? data.value("voiceChannelId", std::string("0")) : std::string("0");
+      if (sessions_.count(guild) == 0) {
+        sessions_[guild] = channel;
+        send({{"type", "event"}, {"event", "add"}, {"agentId", o_.agent_id}, {"guildId", guild}, {"voiceChannelId", channel},
+              {"channelId", channel}, {"kind", "music"}, {"ok", true}});
+      }
+      const std::string query = data.is_object() ? data.value("query", std::string("unknown")) : std::string("unknown");
+      resp["data"] = {{"track", {{"title", query}, {"author", "agentconform"}, {"duration", 213000}}}, {"action", "playing"}};
+    } else if (op == "stop") {
+      release(guild, "STOPPED");
+      resp["data"] = {{"action", "stopped"}};
+    } else if (op == "pause" || op == "resume" || op == "skip") {
+      resp["data"] = {{"action", op == "pause" ? "paused" : op == "resume" ? "resumed" : "skipped"}};
+    } else if (op == "queue") {
+      resp["data"] = {{"tracks", Json::array()}};
+    } else if (op == "search") {
+      resp["data"] = {{"results", Json::array()}};
+    } else if (op == "status") {
+      resp["data"] = {{"ready", true}, {"sessions", sessions_.size()}};
+    } else {
+      resp["ok"] = false;
+      resp["error"] = "Unknown operation: " + op;
+    }
+    send(resp);
+  }
+
+  // Graceful disconnect: event released for every voice session, then close 1000.
+  void leave() {
+    while (!sessions_.empty()) release(sessions_.begin()->first, "SHUTDOWN");
+    c_->close(1000, "agent shutting down");
+  }
+
+ private:
+  void release(const std::string& guild, const std::string& reason) {
+    auto it = sessions_.find(guild);
+    if (it == sessions_.end()) return;
+    send({{"type", "event"}, {"event", "released"}, {"agentId", o_.agent_id}, {"guildId", guild}, {"voiceChannelId", it->second},
+          {"reason", reason}, {"kind", "music"}});
+    sessions_.erase(it);
+  }
+  void send(const Json& m) { c_->send_text(m.dump()); }
+
+  const ChopsticksAgentOptions& o_;
+  std::shared_ptr<net::WsClient> c_;
+  std::ostream& log_;
+  std::map<std::string, std::string> sessions_;  // guildId -> voiceChannelId
+};
+
+}  // namespace
+
+int run_chopsticks_agent(const ChopsticksAgentOptions& o, const std::atomic<bool>& stop, std::ostream& log) {
+  net::Runtime runtime(1);
+  int connections = 0;
+  bool ever_connected = false;
+  while (!stop && (o.max_connections < 0 || connections < o.max_connections)) {
+    ++connections;
+    auto client = net::WsClient::connect(runtime, o.url, {});
+    if (!client) {
+      log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
+      std::this_thread::sleep_for(o.reconnect_delay);
+      continue;
+    }
+    ever_connected = true;
+    Session session(o, *client, log);
+    session.hello();
+    session.guilds();
+    auto next_beat = Clock::now() + o.heartbeat;
+    bool open = true;
+    while (open && !stop) {
+      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
+      wait = std::min(std::max(wait, std::chrono::milliseconds(0)), std::chrono::milliseconds(100));
+      if (auto e = (*client)->next(wait)) {
+        if (e->kind == ws::Event::Kind::close) {
+          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
+          open = false;
+        } else if (e->kind == ws::Event::Kind::text) {
+          if (auto m = json::parse_strict(e->data); m && m->is_object()) session.handle(*m);
+        }
+      }
+      if (open && Clock::now() >= next_beat) {
+        session.hello();
+        session.guilds();
+        next_beat = Clock::now() + o.heartbeat;
+      }
+    }
+    if (stop) {
+      session.leave();
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      break;
+    }
+    if (o.max_connections < 0 || connections < o.max_connections) std::this_thread::sleep_for(o.reconnect_delay);
+  }
+  return ever_connected ? 0 : 3;
+}
+
+}  // namespace ac::ref

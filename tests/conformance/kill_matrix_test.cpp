@@ -1,0 +1,51 @@
+// Proof 2 of issue 4: for every fault of the reference lobby, at least one case fails, and the
+// failing cases include one tied to a requirement the fault breaks. Prints the kill matrix:
+// fault -> the cases that caught it.
+#include <iostream>
+#include <set>
+
+#include "reference/core/faults.hpp"
+#include "tests/conformance/conformance_support.hpp"
+
+namespace ac::testing {
+namespace {
+
+class KillMatrix : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(KillMatrix, EveryFaultIsDetectedByItsRequirement) {
+  const std::string protocol = GetParam();
+  std::size_t faults = 0;
+  for (const auto& fault : ref::FaultCatalog::builtin().all()) {
+    if (fault.protocol != protocol || fault.kind != "rule") continue;
+    ++faults;
+    const auto result = run_embedded({protocol}, {fault.name});
+    std::vector<std::string> caught, caught_by_requirement;
+    const std::set<std::string> broken(fault.breaks.begin(), fault.breaks.end());
+    for (const auto& c : result.cases) {
+      if (c.verdict != engine::Verdict::fail && c.verdict != engine::Verdict::warn) continue;
+      caught.push_back(c.id);
+      for (const auto& r : c.requirements) {
+        if (broken.count(r)) {
+          caught_by_requirement.push_back(c.id);
+          break;
+        }
+      }
+    }
+    std::cout << "kill-matrix " << fault.name << " -> ";
+    for (std::size_t i = 0; i < caught.size(); ++i) std::cout << (i ? " " : "") << caught[i];
+    std::cout << (caught.empty() ? "(SURVIVED)" : "") << "\n";
+    EXPECT_FALSE(caught.empty()) << fault.name << " survived every case of " << protocol;
+    EXPECT_FALSE(caught_by_requirement.empty())
+        << fault.name << " was caught only by cases not tied to the requirements it breaks";
+    for (const auto& c : result.cases) {
+      EXPECT_NE(c.verdict, engine::Verdict::error) << fault.name << ": " << c.id << " ERROR: " << c.reason;
+    }
+  }
+  EXPECT_GT(faults, 0u) << protocol << " has no fault";
+}
+
+INSTANTIATE_TEST_SUITE_P(Protocols, KillMatrix, ::testing::Values("alp", "agora", "agentprotocol", "a2acp", "chopsticks"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace ac::testing

@@ -1,0 +1,57 @@
+// Client-under-test mode, proven with the reference agent as the client: every client case passes
+// against it, and a deliberately broken agent fails the cases tied to what it breaks.
+#include <set>
+
+#include "harness/engine/serve.hpp"
+#include "tests/conformance/conformance_support.hpp"
+
+namespace ac::testing {
+namespace {
+
+engine::RunResult serve_chopsticks(const std::string& agent_flags) {
+  engine::ServeOptions o;
+  o.protocol = "chopsticks";
+  o.command = std::string(AC_CLI) + " agent --protocol chopsticks --heartbeat-ms 300 " + agent_flags;
+  o.quiet = true;
+  std::ostringstream sink;
+  auto r = engine::serve(loaded(), o, sink);
+  if (!r) throw std::runtime_error(r.error());
+  return *r;
+}
+
+std::set<std::string> failing(const engine::RunResult& r) {
+  std::set<std::string> out;
+  for (const auto& c : r.cases) {
+    if (c.verdict == engine::Verdict::fail || c.verdict == engine::Verdict::warn) out.insert(c.id);
+  }
+  return out;
+}
+
+TEST(Serve, ReferenceChopsticksAgentPassesEveryClientCase) {
+  const auto r = serve_chopsticks("");
+  ASSERT_GE(r.cases.size(), 5u);
+  for (const auto& c : r.cases) {
+    EXPECT_EQ(c.verdict, engine::Verdict::pass) << c.id << ": " << c.reason;
+  }
+}
+
+TEST(Serve, AgentThatNeverAnswersFailsTheRpcCases) {
+  const auto f = failing(serve_chopsticks("--misbehave never-respond"));
+  EXPECT_TRUE(f.count("CHOP-LC-101")) << "the resp case must catch a silent agent";
+  EXPECT_TRUE(f.count("CHOP-ERR-101"));
+  EXPECT_FALSE(f.count("CHOP-HS-101")) << "its hello is still fine";
+}
+
+TEST(Serve, AgentWithoutVersionFailsTheHelloCases) {
+  const auto f = failing(serve_chopsticks("--misbehave omit-version"));
+  EXPECT_TRUE(f.count("CHOP-HS-101"));
+  EXPECT_TRUE(f.count("CHOP-VER-102"));
+}
+
+TEST(Serve, AgentAnnouncingAnotherVersionFailsTheHelloCase) {
+  const auto f = failing(serve_chopsticks("--protocol-version 2.0.0"));
+  EXPECT_TRUE(f.count("CHOP-HS-101"));
+}
+
+}  // namespace
+}  // namespace ac::testing
