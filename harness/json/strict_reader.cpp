@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <vector>
 
 namespace ac::json {
@@ -121,7 +122,8 @@ class CountingIterator {
 };
 
 // Builds the DOM like nlohmann's own SAX DOM parser, and additionally enforces the member-name
-// uniqueness and depth rules. Path segments are kept so an error can name the member.
+// uniqueness and depth rules. For error messages it remembers, per open container, where that
+// container sits in its parent (a key or an index) and builds the JSON Pointer only on error.
 class StrictDomBuilder {
  public:
   using number_integer_t = Json::number_integer_t;
@@ -147,16 +149,17 @@ class StrictDomBuilder {
   bool end_array() { return close(); }
 
   bool key(string_t& k) {
-    auto& obj = stack_.back()->get_ref<Json::object_t&>();
-    auto [it, inserted] = obj.emplace(k, nullptr);
+    auto& obj = stack_.back().value->get_ref<Json::object_t&>();
+    auto [it, inserted] = obj.try_emplace(std::move(k), nullptr);
     if (!inserted) {
+      // try_emplace left `k` intact when the key existed.
       std::string msg = "duplicate member name \"" + k + "\" in one object (RFC 8259 §4: names SHOULD be unique; "
                         "agentconform rejects duplicates because readers disagree on which value wins)";
-      path_.push_back(escape_pointer(k));
+      duplicate_ = &it->first;
       return fail(JsonRule::duplicate_key, std::move(msg));
     }
     slot_ = &it->second;
-    pending_key_ = k;
+    pending_key_ = &it->first;
     return true;
   }
 
@@ -176,6 +179,13 @@ class StrictDomBuilder {
   JsonError& error() { return error_; }
 
  private:
+  // An open container and where it sits in its parent.
+  struct Level {
+    Json* value;
+    const std::string* key;  // member name in the parent object, or nullptr
+    std::size_t index;       // position in the parent array (when key is nullptr)
+  };
+
   static JsonRule classify(const nlohmann::detail::exception& ex) {
     if (ex.id == 406) return JsonRule::number_out_of_range;
     const std::string_view what = ex.what();
@@ -187,23 +197,22 @@ class StrictDomBuilder {
     return JsonRule::syntax;
   }
 
-  static std::string escape_pointer(std::string_view key) {
-    std::string out;
-    out.reserve(key.size());
+  static void append_segment(std::string& out, std::string_view key) {
+    out += '/';
     for (char c : key) {
       if (c == '~') out += "~0";
       else if (c == '/') out += "~1";
       else out += c;
     }
-    return out;
   }
 
   std::string current_pointer() const {
     std::string out;
-    for (const auto& seg : path_) {
-      out += '/';
-      out += seg;
+    for (std::size_t i = 1; i < stack_.size(); ++i) {
+      if (stack_[i].key) append_segment(out, *stack_[i].key);
+      else out += "/" + std::to_string(stack_[i].index);
     }
+    if (duplicate_) append_segment(out, *duplicate_);
     return out;
   }
 
@@ -213,7 +222,7 @@ class StrictDomBuilder {
       root_ = Json(std::forward<V>(v));
       return true;
     }
-    Json* top = stack_.back();
+    Json* top = stack_.back().value;
     if (top->is_array()) {
       top->get_ref<Json::array_t&>().emplace_back(std::forward<V>(v));
     } else {
@@ -226,27 +235,22 @@ class StrictDomBuilder {
     if (stack_.size() >= max_depth_) {
       return fail(JsonRule::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
     }
-    Json* target = nullptr;
     if (stack_.empty()) {
       root_ = Json(type);
-      target = &root_;
-    } else if (Json* top = stack_.back(); top->is_array()) {
+      stack_.push_back({&root_, nullptr, 0});
+    } else if (Json* top = stack_.back().value; top->is_array()) {
       auto& arr = top->get_ref<Json::array_t&>();
-      path_.push_back(std::to_string(arr.size()));
       arr.emplace_back(type);
-      target = &arr.back();
+      stack_.push_back({&arr.back(), nullptr, arr.size() - 1});
     } else {
-      path_.push_back(escape_pointer(pending_key_));
       *slot_ = Json(type);
-      target = slot_;
+      stack_.push_back({slot_, pending_key_, 0});
     }
-    stack_.push_back(target);
     return true;
   }
 
   bool close() {
     stack_.pop_back();
-    if (!stack_.empty()) path_.pop_back();
     return true;
   }
 
@@ -263,10 +267,10 @@ class StrictDomBuilder {
   const char* const* position_;
   std::size_t max_depth_;
   Json root_;
-  std::vector<Json*> stack_;
-  std::vector<std::string> path_;
+  std::vector<Level> stack_;
   Json* slot_ = nullptr;
-  std::string pending_key_;
+  const std::string* pending_key_ = nullptr;
+  const std::string* duplicate_ = nullptr;
   bool error_set_ = false;
   JsonError error_;
 };

@@ -1,6 +1,8 @@
 #include "harness/schema/schema_store.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -55,6 +57,34 @@ bool ValidationVisitor<adapters::NlohmannJsonAdapter>::visit(const constraints::
     return false;
   }
   return true;
+}
+
+// valijson measures strings with strlen(), so an embedded NUL cut them short ("\u0000" counted
+// as 0 characters, letting maxLength be bypassed). Count code points over the whole string.
+namespace {
+std::uint64_t code_points(const std::string& s) {
+  std::uint64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+}  // namespace
+
+template <>
+bool ValidationVisitor<adapters::NlohmannJsonAdapter>::visit(const constraints::MaxLengthConstraint& constraint) {
+  if ((m_strictTypes && !m_target.isString()) || !m_target.maybeString()) return true;
+  const std::uint64_t max = constraint.getMaxLength();
+  if (code_points(m_target.asString()) <= max) return true;
+  if (m_results) m_results->pushError(m_context, "String should be no more than " + std::to_string(max) + " characters in length.");
+  return false;
+}
+
+template <>
+bool ValidationVisitor<adapters::NlohmannJsonAdapter>::visit(const constraints::MinLengthConstraint& constraint) {
+  if ((m_strictTypes && !m_target.isString()) || !m_target.maybeString()) return true;
+  const std::uint64_t min = constraint.getMinLength();
+  if (code_points(m_target.asString()) >= min) return true;
+  if (m_results) m_results->pushError(m_context, "String should be no fewer than " + std::to_string(min) + " characters in length.");
+  return false;
 }
 
 template <>
@@ -283,6 +313,44 @@ Violation to_violation(const valijson::ValidationResults::Error& e) {
   return v;
 }
 
+// valijson's nlohmann adapter reads every integer as int64_t, so an unsigned integer above
+// 2^63-1 (which nlohmann keeps exactly) would be seen wrapped negative: 2^63 would fail
+// `minimum: 0`. Such instances are validated as a copy where those integers saturate at
+// INT64_MAX: still integers, still above every bound below 2^63.
+bool has_huge_unsigned(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::number_unsigned:
+      return v.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    case Json::value_t::array:
+      for (const auto& e : v) {
+        if (has_huge_unsigned(e)) return true;
+      }
+      return false;
+    case Json::value_t::object:
+      for (const auto& [k, e] : v.items()) {
+        if (has_huge_unsigned(e)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
+}
+
+Json saturate(const Json& v) {
+  if (v.is_number_unsigned() && has_huge_unsigned(v)) return Json(std::numeric_limits<std::int64_t>::max());
+  if (v.is_array()) {
+    Json out = Json::array();
+    for (const auto& e : v) out.push_back(saturate(e));
+    return out;
+  }
+  if (v.is_object()) {
+    Json out = Json::object();
+    for (const auto& [k, e] : v.items()) out[k] = saturate(e);
+    return out;
+  }
+  return v;
+}
+
 class ValijsonSchema final : public CompiledSchema {
  public:
   explicit ValijsonSchema(std::string comment) : comment_(std::move(comment)) {}
@@ -290,7 +358,10 @@ class ValijsonSchema final : public CompiledSchema {
   bool is_valid(const Json& instance) const override {
     try {
       valijson::Validator validator;
-      return validator.validate(schema_, Adapter(instance), nullptr);
+      const Json* target = &instance;
+      std::optional<Json> saturated;
+      if (has_huge_unsigned(instance)) target = &saturated.emplace(saturate(instance));
+      return validator.validate(schema_, Adapter(*target), nullptr);
     } catch (const std::exception&) {
       return false;
     }
@@ -301,11 +372,14 @@ class ValijsonSchema final : public CompiledSchema {
     valijson::ValidationResults results;
     try {
       valijson::Validator validator;
+      const Json* target = &instance;
+      std::optional<Json> saturated;
+      if (has_huge_unsigned(instance)) target = &saturated.emplace(saturate(instance));
       // Fast path: most instances are valid, and without a results object valijson stops at the
       // first failure and builds no contexts or error texts. Only an invalid instance pays for the
       // second, explaining pass.
-      if (validator.validate(schema_, Adapter(instance), nullptr)) return out;
-      if (validator.validate(schema_, Adapter(instance), &results)) return out;
+      if (validator.validate(schema_, Adapter(*target), nullptr)) return out;
+      if (validator.validate(schema_, Adapter(*target), &results)) return out;
     } catch (const std::exception& ex) {
       out.push_back({"", "schema", std::string("validation aborted: ") + ex.what()});
       return out;

@@ -18,7 +18,7 @@
 
 namespace {
 
-struct Run {
+struct CliResult {
   int exit_code = -1;
   std::string out, err;
 };
@@ -50,7 +50,7 @@ class CanonCli : public testing::Test {
   std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
   // Runs AC_CLI with `args`, standard input from `stdin_bytes`; output captured through files.
-  Run run(const std::vector<std::string>& args, const std::string& stdin_bytes = "") {
+  CliResult run(const std::vector<std::string>& args, const std::string& stdin_bytes = "") {
     spit(path("stdin"), stdin_bytes);
     const pid_t pid = ::fork();
     if (pid == 0) {
@@ -70,7 +70,7 @@ class CanonCli : public testing::Test {
       ::execv(program.c_str(), argv.data());
       ::_exit(127);
     }
-    Run r;
+    CliResult r;
     int status = 0;
     if (pid > 0 && ::waitpid(pid, &status, 0) == pid && WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
     r.out = slurp(path("stdout"));
@@ -84,7 +84,7 @@ class CanonCli : public testing::Test {
 std::string fixture(const std::string& name) { return std::string(AC_SOURCE_DIR) + "/fixtures/rfc8785/" + name; }
 
 TEST_F(CanonCli, Rfc8785SampleFromAFile) {
-  Run r = run({"canon", fixture("sample_3.2.2.input.json")});
+  CliResult r = run({"canon", fixture("sample_3.2.2.input.json")});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, slurp(fixture("sample_3.2.2.expected.json")));
   EXPECT_TRUE(r.err.empty()) << r.err;
@@ -94,10 +94,10 @@ TEST_F(CanonCli, Rfc8785SampleFromAFile) {
 
 TEST_F(CanonCli, Rfc8785SortingExampleFromStdin) {
   const std::string expected = slurp(fixture("sorting_3.2.3.expected.json"));
-  Run dash = run({"canon", "-"}, slurp(fixture("sorting_3.2.3.input.json")));
+  CliResult dash = run({"canon", "-"}, slurp(fixture("sorting_3.2.3.input.json")));
   EXPECT_EQ(dash.exit_code, 0) << dash.err;
   EXPECT_EQ(dash.out, expected);
-  Run implicit = run({"canon"}, slurp(fixture("sorting_3.2.3.input.json")));
+  CliResult implicit = run({"canon"}, slurp(fixture("sorting_3.2.3.input.json")));
   EXPECT_EQ(implicit.exit_code, 0) << implicit.err;
   EXPECT_EQ(implicit.out, expected);
 }
@@ -124,14 +124,14 @@ TEST_F(CanonCli, AppendixBNumbersThroughTheCommand) {
   }
   input += "]\n";
   expected += "]";
-  Run r = run({"canon"}, input);
+  CliResult r = run({"canon"}, input);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, expected) << "input: " << input;
 }
 
 TEST_F(CanonCli, DuplicateKeyIsRejectedWithRuleOffsetAndPointer) {
   spit(path("input.json"), R"({"a":1,"a":2})");
-  Run r = run({"canon", path("input.json")});
+  CliResult r = run({"canon", path("input.json")});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_NE(r.err.find("json.duplicate-key"), std::string::npos) << r.err;
@@ -156,7 +156,7 @@ TEST_F(CanonCli, InvalidInputsExitOneWithTheirRule) {
       {"[1,]", "json.syntax", "at byte 3"},
   };
   for (const auto& c : cases) {
-    Run r = run({"canon", "-"}, c.input);
+    CliResult r = run({"canon", "-"}, c.input);
     EXPECT_EQ(r.exit_code, 1) << c.rule;
     EXPECT_TRUE(r.out.empty()) << c.rule;
     EXPECT_NE(r.err.find(c.rule), std::string::npos) << r.err;
@@ -166,7 +166,7 @@ TEST_F(CanonCli, InvalidInputsExitOneWithTheirRule) {
 }
 
 TEST_F(CanonCli, MissingFileExitsTwo) {
-  Run r = run({"canon", path("does-not-exist.json")});
+  CliResult r = run({"canon", path("does-not-exist.json")});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(r.out.empty());
   EXPECT_NE(r.err.find("does-not-exist.json"), std::string::npos) << r.err;
@@ -174,7 +174,7 @@ TEST_F(CanonCli, MissingFileExitsTwo) {
 
 TEST_F(CanonCli, UsageErrorExitsTwoAndHelpExitsZero) {
   EXPECT_EQ(run({"canon", "a.json", "b.json"}).exit_code, 2);
-  Run help = run({"canon", "--help"});
+  CliResult help = run({"canon", "--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("RFC 8785"), std::string::npos) << help.out;
 }
