@@ -12,7 +12,7 @@ packages=(
   libgtest-dev libgmock-dev librapidcheck-dev
   libcli11-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev
-  libre2-dev libxml2-utils zip
+  libre2-dev libxml2-utils zip chromium
 )
 
 # valijson is header-only, but Debian's libvalijson-dev depends on Qt5, Poco, yaml-cpp, ...

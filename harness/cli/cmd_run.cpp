@@ -1,38 +1,72 @@
 // agentconform run [--protocol P] [--target URL] [--config target.json] [filters] [--jobs N] ...
+//                  [--report junit,json,html,md] [--report-dir DIR] [--baseline FILE [--update-baseline]]
 // Runs the conformance suites. Without --target, every suite of every protocol runs against the
-// embedded reference lobby (the README's main job).
+// embedded reference lobby (the README's main job). Writes the reports (reports/) and exits with
+// the gate's code (reports/baseline.hpp; docs/ci.md): 0 conformant under the policy, 1 a gated
+// failure or regression, 2 usage or configuration error, 3 target unreachable or harness error.
 #include <iostream>
+#include <map>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/engine/run.hpp"
+#include "reports/baseline.hpp"
+#include "reports/report.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
 
 struct RunCli {
   engine::RunOptions run;
-  std::string results_file = "agentconform-report/results.json";
+  std::string results_file;  // "" = <report-dir>/results.json when the json report is selected
   std::string fail_on = "must";
   int deadline_s = 0;
+  std::string report = "junit,json,html,md";
+  std::string report_dir = "agentconform-report";
+  std::string baseline_file;
+  bool update_baseline = false;
 };
 
-int exit_code_for(const engine::RunOutcome& outcome, const std::string& fail_on) {
-  bool gated = false, error = false;
-  for (const auto& c : outcome.result.cases) {
-    gated |= c.verdict == engine::Verdict::fail;
-    gated |= fail_on == "should" && c.verdict == engine::Verdict::warn;
-    error |= c.verdict == engine::Verdict::error;
-  }
-  if (gated) return 1;
-  if (error) return 3;
-  return 0;
-}
-
 int run(RunCli& o) {
-  if (o.fail_on != "must" && o.fail_on != "should") {
+  const auto policy = reports::parse_policy(o.fail_on);
+  if (!policy) {
     std::cerr << "run: --fail-on must be 'must' or 'should'\n";
     return 2;
+  }
+  auto formats = reports::parse_formats(o.report);
+  if (!formats) {
+    std::cerr << "run: --report: " << formats.error() << "\n";
+    return 2;
+  }
+  // The baseline is read before the run, so a broken baseline fails fast (exit 2).
+  std::optional<reports::Baseline> baseline;
+  if (o.update_baseline && o.baseline_file.empty()) {
+    std::cerr << "run: --update-baseline needs --baseline FILE (the file to write)\n";
+    return 2;
+  }
+  if (!o.baseline_file.empty()) {
+    std::error_code ec;
+    if (o.update_baseline && !std::filesystem::exists(o.baseline_file, ec)) {
+      baseline = reports::Baseline{};
+    } else {
+      auto text = read_input(o.baseline_file, 64u << 20);
+      if (!text) {
+        std::cerr << "run: --baseline: " << text.error() << "\n";
+        return 2;
+      }
+      auto doc = nlohmann::json::parse(*text, nullptr, false);
+      if (doc.is_discarded()) {
+        std::cerr << "run: --baseline: " << o.baseline_file << " is not valid JSON\n";
+        return 2;
+      }
+      auto parsed = reports::baseline_from_json(doc);
+      if (!parsed) {
+        std::cerr << "run: --baseline " << o.baseline_file << ": " << parsed.error() << "\n";
+        return 2;
+      }
+      baseline = std::move(*parsed);
+    }
   }
   o.run.deadline = std::chrono::seconds(o.deadline_s);
   auto loaded = engine::load_all();
@@ -65,18 +99,58 @@ int run(RunCli& o) {
     return 2;
   }
   engine::print_summary(outcome->result, std::cout);
+  // What replay needs to repeat a case besides the seed and the filters.
+  outcome->result.options["fail_on"] = o.fail_on;
+  outcome->result.options["target_config"] = o.run.target_config;
+  outcome->result.options["lobby_faults"] = o.run.lobby_faults;
+  nlohmann::json doc = engine::to_json(outcome->result, loaded->requirements);
+  // The reports show each case's steps next to its transcript: add them from the suites.
+  std::map<std::string, const engine::Case*> by_id;
+  for (const auto* c : plan->cases) by_id.emplace(c->id, c);
+  for (auto& c : doc["cases"]) {
+    if (auto it = by_id.find(c.value("id", std::string())); it != by_id.end()) {
+      c["description"] = it->second->description;
+      c["steps"] = it->second->steps;
+    }
+  }
+
+  const std::string today = reports::utc_today();
+  if (o.update_baseline && outcome->target_unreachable) {
+    std::cerr << "run: the target was unreachable; the baseline is left unchanged\n";
+  } else if (o.update_baseline) {
+    baseline = reports::update_baseline(&*baseline, doc, *policy, today);
+    const std::string text = reports::to_json(*baseline, reports::utc_now()).dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    if (auto w = write_file(o.baseline_file, text); !w) {
+      std::cerr << "run: " << w.error() << "\n";
+      return 3;
+    }
+    std::cout << "baseline: " << o.baseline_file << " updated (" << baseline->entries.size() << " entries)\n";
+  }
+  reports::Gate gate = reports::evaluate(doc, baseline ? &*baseline : nullptr, *policy, today, outcome->target_unreachable);
+  gate.baseline_file = o.baseline_file;
+
+  std::vector<reports::Format> selected = *formats;
+  std::string label = o.run.target_url.empty() ? std::string("embedded reference lobby") : o.run.target_url;
+  // --results FILE puts the JSON results elsewhere than the report directory.
   if (!o.results_file.empty()) {
-    std::error_code ec;
+    std::erase(selected, reports::Format::json);
     const auto parent = std::filesystem::path(o.results_file).parent_path();
+    std::error_code ec;
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    auto written = write_file(o.results_file, engine::to_json(outcome->result, loaded->requirements).dump(1) + "\n");
-    if (!written) {
-      std::cerr << "run: " << written.error() << "\n";
+    if (auto w = write_file(o.results_file, reports::render_json(doc, &gate)); !w) {
+      std::cerr << "run: " << w.error() << "\n";
       return 3;
     }
     std::cout << "results: " << o.results_file << "\n";
   }
-  return exit_code_for(*outcome, o.fail_on);
+  auto written = reports::write_reports(o.report_dir, selected, {{label, std::move(doc)}}, &gate);
+  if (!written) {
+    std::cerr << "run: " << written.error() << "\n";
+    return 3;
+  }
+  for (const auto& f : *written) std::cout << "report: " << f.string() << "\n";
+  std::cout << "gate: " << reports::terminal_safe(gate.summary) << " (exit " << gate.exit_code << ")\n";
+  return gate.exit_code;
 }
 
 void add_run(CLI::App& app, Context& ctx) {
@@ -94,7 +168,11 @@ void add_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--seed", o->run.seed, "seed of the run (printed; repeat a run with it)");
   cmd->add_option("--deadline", o->deadline_s, "overall deadline in seconds (0: none)");
   cmd->add_option("--lobby-fault", o->run.lobby_faults, "embedded lobby only: break one rule (see agentconform lobby --list-faults)");
-  cmd->add_option("--results", o->results_file, "where to write the JSON results (empty: not written)")->capture_default_str();
+  cmd->add_option("--results", o->results_file, "write the JSON results here instead of REPORT_DIR/results.json");
+  cmd->add_option("--report", o->report, "report formats: junit,json,html,md (any subset; 'none')")->capture_default_str();
+  cmd->add_option("--report-dir", o->report_dir, "directory of the reports")->capture_default_str();
+  cmd->add_option("--baseline", o->baseline_file, "known failures (schemas/baseline.schema.json): tolerated; fixed ones fail the run");
+  cmd->add_flag("--update-baseline", o->update_baseline, "write the current failures to --baseline FILE (keeps reasons and expiry)");
   cmd->add_option("--fail-on", o->fail_on, "must (default): FAIL gates; should: WARN gates too");
   cmd->add_flag("--list", o->run.list_only, "list the cases that would run, and exit");
   cmd->add_flag("--quiet,-q", o->run.quiet, "no per-case progress lines");

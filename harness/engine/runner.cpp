@@ -395,7 +395,8 @@ class StepRunner {
     auto req = env_.vars.substitute(s["http"]);
     if (!req) return harness_error(s, path, req.error());
     net::Headers headers;
-    for (const auto& [k, v] : req->value("headers", Json::object()).items()) headers.emplace(k, v.get<std::string>());
+    const Json header_spec = req->value("headers", Json::object());  // items() of a temporary would dangle
+    for (const auto& [k, v] : header_spec.items()) headers.emplace(k, v.get<std::string>());
     std::string body;
     if (req->contains("raw_body")) {
       body = (*req)["raw_body"].get<std::string>();

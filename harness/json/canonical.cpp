@@ -5,10 +5,10 @@
 //     write is a store or memcpy at the cursor (no per-character std::string::push_back);
 //   - object members come out of nlohmann's std::map already in UTF-8 byte order, which is code
 //     point order. UTF-16 order differs from it only between U+E000..U+FFFF and astral characters
-//     (astral ones become surrogates D800..DFFF, which sort before E000). Members are therefore
-//     written straight from the map, and only when one object turns out to have names of both
-//     kinds is its output rewound and redone with member pointers sorted by utf16_less. No
-//     per-member allocation otherwise;
+//     (astral ones become surrogates D800..DFFF, which sort before E000). A scan of the names'
+//     bytes decides: members are written straight from the map, or, only for an object with
+//     names of both kinds, through member pointers sorted by utf16_less. No per-member
+//     allocation otherwise, and every value is written exactly once;
 //   - integers below 2^53 print with the integer formatter (the digits ECMAScript prints); all
 //     other numbers go through the shortest round-trip std::to_chars and the ECMAScript layout;
 //   - strings are written in one pass (copy, or escape the few bytes JCS escapes) and validated
@@ -229,7 +229,6 @@ class Output {
   }
 
   std::size_t size() const { return static_cast<std::size_t>(cur_ - base_); }
-  void truncate(std::size_t size) { cur_ = base_ + size; }
   void finish() { s_.resize(size()); }
 
  private:
@@ -269,8 +268,8 @@ std::string escape_pointer_segment(std::string_view key) {
   return out;
 }
 
-// What a written member name held: the two kinds of characters whose relative UTF-16 order
-// differs from their byte order.
+// Which of the two kinds of characters whose relative UTF-16 order differs from their byte order
+// an object's member names hold.
 struct NameKinds {
   bool upper_bmp = false;  // U+E000..U+FFFF (lead byte EE or EF)
   bool astral = false;     // U+10000.. (lead byte F0..F4)
@@ -307,7 +306,7 @@ class Writer {
         }
         return number(d);
       }
-      case Json::value_t::string: return string(*v.get_ptr<const Json::string_t*>(), false, nullptr);
+      case Json::value_t::string: return string(*v.get_ptr<const Json::string_t*>(), false);
       case Json::value_t::array: return array(*v.get_ptr<const Json::array_t*>(), depth);
       case Json::value_t::object: return object(*v.get_ptr<const Json::object_t*>(), depth);
       case Json::value_t::binary: return fail("not-json", "binary value (CBOR/MessagePack extension) has no JSON form");
@@ -339,9 +338,8 @@ class Writer {
   }
 
   // Writes one string in a single pass; validates it afterwards when it held a non-ASCII byte
-  // (on failure the output is discarded anyway). `kinds`, for member names, receives which
-  // order-relevant characters the name holds.
-  bool string(std::string_view s, bool is_name, NameKinds* kinds) {
+  // (on failure the output is discarded anyway).
+  bool string(std::string_view s, bool is_name) {
     out_.put('"');
     bool non_ascii = false;
     // In chunks, so that the worst case (6 output bytes per input byte) is reserved for a bounded
@@ -372,10 +370,6 @@ class Writer {
             default:
               non_ascii = true;
               *p++ = ch;
-              if (kinds != nullptr) {
-                kinds->upper_bmp |= c == 0xEE || c == 0xEF;
-                kinds->astral |= c >= 0xF0;
-              }
               break;
           }
         }
@@ -416,19 +410,30 @@ class Writer {
 
   bool object(const Json::object_t& obj, std::size_t depth) {
     if (depth >= kMaxCanonicalDepth) return too_deep();
-    const std::size_t start = out_.size();
-    out_.put('{');
+    // Decided from the names alone, before anything is written, so that every value is written
+    // exactly once (redoing a subtree would cost 2^depth for nested objects of this kind).
     NameKinds kinds;
-    bool first = true;
     for (const auto& m : obj) {
-      if (!first) out_.put(',');
-      first = false;
-      if (!member(m, depth, &kinds)) return false;
+      for (const char ch : m.first) {
+        const auto c = static_cast<unsigned char>(ch);
+        kinds.upper_bmp |= c == 0xEE || c == 0xEF;
+        kinds.astral |= c >= 0xF0;
+      }
     }
-    if (kinds.upper_bmp && kinds.astral) {
-      // Map order was wrong for this object: redo it in UTF-16 order. Every name has just been
-      // written, so they are valid UTF-8, which utf16_less needs to be a strict weak order.
-      out_.truncate(start + 1);
+    out_.put('{');
+    if (!(kinds.upper_bmp && kinds.astral)) {
+      bool first = true;
+      for (const auto& m : obj) {
+        if (!first) out_.put(',');
+        first = false;
+        if (!member(m, depth)) return false;
+      }
+    } else {
+      // Map order is wrong for this object: sort member pointers in UTF-16 order. utf16_less is
+      // a strict weak order only over valid UTF-8, so the names are checked first.
+      for (const auto& m : obj) {
+        if (check_utf8_ && !valid_utf8(m.first, true)) return false;
+      }
       std::vector<const Json::object_t::value_type*> members;
       members.reserve(obj.size());
       for (const auto& m : obj) members.push_back(&m);
@@ -436,7 +441,7 @@ class Writer {
                 [](const auto* a, const auto* b) { return utf16_less(a->first, b->first); });
       for (std::size_t i = 0; i < members.size(); ++i) {
         if (i != 0) out_.put(',');
-        if (!member(*members[i], depth, nullptr)) return false;
+        if (!member(*members[i], depth)) return false;
       }
     }
     out_.put('}');
@@ -445,8 +450,8 @@ class Writer {
 
   // One "name":value pair of an object at `depth`. A bad name points at the object (the name
   // itself is not printable); a bad value at the member.
-  bool member(const Json::object_t::value_type& m, std::size_t depth, NameKinds* kinds) {
-    if (!string(m.first, true, kinds)) return false;
+  bool member(const Json::object_t::value_type& m, std::size_t depth) {
+    if (!string(m.first, true)) return false;
     out_.put(':');
     if (!value(m.second, depth + 1)) {
       segments_.push_back(escape_pointer_segment(m.first));

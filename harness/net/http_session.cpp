@@ -61,6 +61,7 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
   void shutdown() override {
     asio::post(stream_.get_executor(), [self = this->shared_from_this()] { self->close_now(); });
   }
+  void terminate() override { shutdown(); }
 
  private:
   static constexpr bool kTls = !std::is_same_v<Stream, PlainStream>;

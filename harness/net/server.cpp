@@ -112,9 +112,12 @@ struct Server::Impl : std::enable_shared_from_this<Server::Impl> {
       : shared(std::make_shared<detail::Shared>(std::move(o))), acceptor(ioc), scheduler(ioc), work(ioc.get_executor()) {}
 
   void do_accept() {
-    acceptor.async_accept(detail::asio::make_strand(ioc), [self = shared_from_this()](detail::error_code ec,
-                                                                                       detail::tcp::socket socket) {
-      if (ec == detail::asio::error::operation_aborted || self->shared->stopping) return;
+    // A weak reference: a strong one would make a cycle (Impl owns the io_context, which owns
+    // this pending handler) that leaks everything when stop() halts the context first.
+    acceptor.async_accept(detail::asio::make_strand(ioc), [weak = weak_from_this()](detail::error_code ec,
+                                                                                     detail::tcp::socket socket) {
+      auto self = weak.lock();
+      if (!self || ec == detail::asio::error::operation_aborted || self->shared->stopping) return;
       if (!ec) self->on_accept(std::move(socket));
       self->do_accept();
     });
@@ -217,6 +220,18 @@ void Server::stop(std::chrono::milliseconds grace) {
   {
     std::unique_lock lock(shared.sessions_mutex);
     shared.sessions_cv.wait_for(lock, grace, [&] { return shared.sessions.empty(); });
+    // Peers that did not finish the close in time are dropped, so that no session is left
+    // with pending operations when the threads stop (it would keep its handler, and through
+    // it the hubs, alive forever).
+    for (auto& [id, weak] : shared.sessions) {
+      if (auto s = weak.lock()) sessions.push_back(std::move(s));
+    }
+  }
+  for (auto& s : sessions) s->terminate();
+  sessions.clear();
+  {
+    std::unique_lock lock(shared.sessions_mutex);
+    shared.sessions_cv.wait_for(lock, std::chrono::seconds(2), [&] { return shared.sessions.empty(); });
   }
   impl.scheduler.cancel_all();
   impl.work.reset();

@@ -14,11 +14,15 @@
 
 namespace ac::net::detail {
 
-// A session the server can ask to shut down (close 1001 for WebSocket, close for HTTP).
+// A session the server can ask to shut down (close 1001 for WebSocket, close for HTTP), and,
+// when a peer does not complete that within the grace period, to terminate: drop the TCP
+// connection so every pending operation completes and the session (and what its handler holds
+// for it) is released before the server's threads stop.
 class Session {
  public:
   virtual ~Session() = default;
   virtual void shutdown() = 0;
+  virtual void terminate() = 0;
 };
 
 struct Shared {

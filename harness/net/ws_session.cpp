@@ -67,6 +67,11 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
 
   // Session
   void shutdown() override { close(close_code::going_away, "server shutting down"); }
+  void terminate() override {
+    asio::post(ws_.get_executor(), [self = this->shared_from_this()] {
+      self->finish({close_code::going_away, "server stopped"});
+    });
+  }
 
  private:
   Shared& shared() { return token_.shared(); }
@@ -74,7 +79,9 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
   // Sessions run on a strand; a send from the session's own handler can skip the post.
   bool in_strand() {
     using StrandType = asio::strand<asio::io_context::executor_type>;
-    const auto* strand = ws_.get_executor().template target<StrandType>();
+    // get_executor() returns by value: keep it alive while its target is used.
+    const auto executor = ws_.get_executor();
+    const auto* strand = executor.template target<StrandType>();
     return strand != nullptr && strand->running_in_this_thread();
   }
 

@@ -159,6 +159,7 @@ void Broker::on_open(const std::shared_ptr<net::Peer>& peer) {
     c.peer = peer;
     c.identity = kUnknownAgent;
     if (stopping_) {
+      connections_.erase(peer->id());  // keep no peer once shutdown() dropped them all
       refuse = true;
     } else if (!agent_id.empty()) {
       if (online_.count(agent_id) != 0) {
@@ -443,8 +444,14 @@ Json Broker::status() const {
 }
 
 void Broker::shutdown() {
+  // The connections hold their peers, whose sessions hold this broker: a connection the server
+  // never reports closed (the lobby stops first) would keep both alive. Drop them here; on_close
+  // and on_message ignore peers they no longer know. Released after the lock.
+  std::map<std::uint64_t, Connection> dropped;
   std::lock_guard lock(mutex_);
   stopping_ = true;
+  dropped.swap(connections_);
+  online_.clear();
   for (auto& [id, h] : handshakes_) context_.scheduler.cancel(h.timer);
   handshakes_.clear();
   for (auto& [id, k] : collaborations_) {

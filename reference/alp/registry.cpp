@@ -75,12 +75,12 @@ Registration Registry::register_agent(const RegistrationRequest& request, IdConf
     return out;
   }
   AgentRecord& agent = renewing ? existing->second : agents_[id];
+  agent.agent_id = id;
   if (!issue_token(agent, now, ttl)) {
     if (!renewing) agents_.erase(id);
     out.message = "the random source failed";
     return out;
   }
-  agent.agent_id = id;
   agent.agent_type = request.agent_type;
   agent.roles = request.roles;
   agent.registered_at = now;

@@ -67,6 +67,7 @@ class ChopsticksHub final : public Hub {
     routes.http.emplace_back("/chopsticks/request", std::make_shared<RequestEndpoint>(controller_));
   }
   Json status() const override { return controller_->status(); }
+  void shutdown() override { controller_->shutdown(); }
 
  private:
   std::shared_ptr<Controller> controller_;

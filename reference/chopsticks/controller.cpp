@@ -192,6 +192,18 @@ void Controller::on_close(const std::shared_ptr<net::Peer>& peer, const net::Clo
   for (const auto& id : orphaned) finish(id, RpcOutcome{RpcOutcome::Kind::agent_gone, {}});
 }
 
+void Controller::shutdown() {
+  std::vector<std::string> ids;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, p] : pending_) ids.push_back(id);
+  }
+  for (const auto& id : ids) finish(id, RpcOutcome{RpcOutcome::Kind::agent_gone, {}});
+  std::lock_guard lock(mutex_);
+  agents_.clear();
+  by_connection_.clear();
+}
+
 Json Controller::agents_snapshot() const {
   std::lock_guard lock(mutex_);
   Json out = Json::array();

@@ -51,7 +51,10 @@ class Controller final : public net::WsHandler {
   // Sends `req` {id, op, data, agentId} to a live agent; `done` runs exactly once.
   void request(const std::string& agent_id, const std::string& op, Json data, std::function<void(RpcOutcome)> done);
 
-  Json agents_snapshot() const;  // live agents with lastSeen, guilds, sessions
+  Json agents_snapshot() const;
+  // Lobby shutdown: answers every pending RPC (agent gone) and forgets every agent, so no
+  // callback or peer is left holding a session (and, through it, this controller) alive.
+  void shutdown();  // live agents with lastSeen, guilds, sessions
   Json status() const;
 
  private:

@@ -260,6 +260,27 @@ TEST(CanonicalOrder, NestedObjectsAreSortedAndArraysKeepTheirOrder) {
             R"({"a":{},"m":[],"z":[3,{"x":2,"y":1},1]})");
 }
 
+// Every level needs the UTF-16 re-sort. Each value must be written once: a serializer that
+// re-wrote a subtree per re-sorted ancestor would take 2^depth steps here and never finish.
+TEST(CanonicalOrder, NestedObjectsNeedingTheResortAreLinear) {
+  constexpr int kLevels = 120;
+  std::string text, expected;
+  for (int i = 0; i < kLevels; ++i) {
+    text += "{\"\\ue000\":";
+    expected += "{\"\U0001F600\":" + std::to_string(i) + ",\"\uE000\":";
+  }
+  text += "null";
+  expected += "null";
+  for (int i = kLevels - 1; i >= 0; --i) {
+    text += ",\"\\ud83d\\ude00\":" + std::to_string(i) + "}";
+    expected += "}";
+  }
+  EXPECT_EQ(canon_text_ok(text), expected);
+  auto parsed = parse_strict(text);
+  ASSERT_TRUE(parsed.has_value());
+  EXPECT_EQ(canon_ok(*parsed), expected);
+}
+
 TEST(Utf16Less, IsTheUtf16CodeUnitOrder) {
   EXPECT_TRUE(utf16_less("", "a"));
   EXPECT_FALSE(utf16_less("a", ""));

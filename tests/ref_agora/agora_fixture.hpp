@@ -67,12 +67,12 @@ class AgoraTest : public LobbyFixture {
   }
 };
 
-inline Json start(const std::string& to, const std::string& sid) {
+inline Json start_frame(const std::string& to, const std::string& sid) {
   return {{"type", "send"}, {"to", to}, {"stream_id", sid}, {"stream", true}};
 }
-inline Json chunk(const std::string& to, const std::string& sid, const std::string& text) {
+inline Json chunk_frame(const std::string& to, const std::string& sid, const std::string& text) {
   return {{"type", "send_chunk"}, {"to", to}, {"stream_id", sid}, {"chunk", text}};
 }
-inline Json end(const std::string& to, const std::string& sid) { return {{"type", "send_end"}, {"to", to}, {"stream_id", sid}}; }
+inline Json end_frame(const std::string& to, const std::string& sid) { return {{"type", "send_end"}, {"to", to}, {"stream_id", sid}}; }
 
 }  // namespace ac::testing

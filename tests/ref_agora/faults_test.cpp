@@ -50,9 +50,9 @@ TEST_F(Faults, ChunksReorderSwapsPairs) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
-  for (const char* c : {"0", "1", "2"}) send(*ca, chunk(b, "s", c));
-  send(*ca, end(b, "s"));
+  send(*ca, start_frame(b, "s"));
+  for (const char* c : {"0", "1", "2"}) send(*ca, chunk_frame(b, "s", c));
+  send(*ca, end_frame(b, "s"));
   EXPECT_EQ(next_json(*cb)["type"], "message");
   EXPECT_EQ(next_json(*cb)["chunk"], "1");
   EXPECT_EQ(next_json(*cb)["chunk"], "0");
@@ -65,9 +65,9 @@ TEST_F(Faults, DropEmptyLosesEmptyChunks) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
-  send(*ca, chunk(b, "s", ""));
-  send(*ca, chunk(b, "s", "x"));
+  send(*ca, start_frame(b, "s"));
+  send(*ca, chunk_frame(b, "s", ""));
+  send(*ca, chunk_frame(b, "s", "x"));
   next_json(*cb);
   EXPECT_EQ(next_json(*cb)["chunk"], "x");
 }
@@ -77,11 +77,11 @@ TEST_F(Faults, BufferUntilEndHoldsChunks) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   next_json(*cb);
-  send(*ca, chunk(b, "s", "x"));
+  send(*ca, chunk_frame(b, "s", "x"));
   expect_silence(*cb, 200ms);
-  send(*ca, end(b, "s"));
+  send(*ca, end_frame(b, "s"));
   EXPECT_EQ(next_json(*cb)["chunk"], "x");
   EXPECT_EQ(next_json(*cb)["type"], "message_end");
 }
@@ -91,9 +91,9 @@ TEST_F(Faults, AcceptAfterEndForwardsLateChunks) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
-  send(*ca, end(b, "s"));
-  send(*ca, chunk(b, "s", "late"));
+  send(*ca, start_frame(b, "s"));
+  send(*ca, end_frame(b, "s"));
+  send(*ca, chunk_frame(b, "s", "late"));
   next_json(*cb);
   next_json(*cb);
   EXPECT_EQ(next_json(*cb)["chunk"], "late");
@@ -105,7 +105,7 @@ TEST_F(Faults, AcceptUnknownForwardsChunksOfNoStream) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, chunk(b, "never", "x"));
+  send(*ca, chunk_frame(b, "never", "x"));
   EXPECT_EQ(next_json(*cb)["chunk"], "x");
   expect_silence(*ca, 100ms);
 }
@@ -116,7 +116,7 @@ TEST_F(Faults, AllowHijackLetsTheNewestConnectionTakeTheId) {
   auto first = agent(a);
   auto cb = agent(b);
   auto thief = agent(a);
-  send(*cb, {{"type", "send"}, {"to", a}, {"payload", {}}});
+  send(*cb, {{"type", "send"}, {"to", a}, {"payload", Json::object()}});
   EXPECT_EQ(next_json(*thief)["type"], "message");
   expect_silence(*first, 100ms);
 }
@@ -130,7 +130,7 @@ TEST_F(Faults, RefusalUnbindsTheFirstConnection) {
   expect_error(*second, "AGENT_ID_TAKEN");
   EXPECT_EQ(next_close(*second).close_code, 1008);
   for (int i = 0; i < 100 && agora_status()["agents_online"] != 1; ++i) std::this_thread::sleep_for(10ms);
-  send(*cb, {{"type", "send"}, {"to", a}, {"payload", {}}});
+  send(*cb, {{"type", "send"}, {"to", a}, {"payload", Json::object()}});
   expect_error(*cb, "UNKNOWN_RECIPIENT");
   expect_silence(*first, 100ms);
 }
@@ -145,7 +145,7 @@ TEST_F(Faults, KeepAfterDisconnectLosesFramesAndBlocksTheId) {
     next_close(*cb);
   }
   std::this_thread::sleep_for(100ms);
-  send(*ca, {{"type", "send"}, {"to", b}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", b}, {"payload", Json::object()}});
   expect_silence(*ca, 150ms);  // no UNKNOWN_RECIPIENT: "delivered" to the dead connection
   auto again = agent(b);
   expect_error(*again, "AGENT_ID_TAKEN");
@@ -156,7 +156,7 @@ TEST_F(Faults, TrustClientForwardsTheClaimedFrom) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, {{"type", "send"}, {"to", b}, {"from", "mallory"}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", b}, {"from", "mallory"}, {"payload", Json::object()}});
   EXPECT_EQ(next_json(*cb)["from"], "mallory");
 }
 
@@ -176,7 +176,7 @@ TEST_F(Faults, ReplyAsMessageRenamesReplies) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*cb, {{"type", "reply"}, {"to", a}, {"payload", {}}});
+  send(*cb, {{"type", "reply"}, {"to", a}, {"payload", Json::object()}});
   Json m = next_json(*ca);
   EXPECT_EQ(m["type"], "message");
   EXPECT_EQ(m["from"], b);
@@ -198,7 +198,7 @@ TEST_F(Faults, SilentUnknownRecipientSendsNoError) {
   with("agora.error.silent-unknown-recipient");
   const std::string a = id("a");
   auto ca = agent(a);
-  send(*ca, {{"type", "send"}, {"to", id("nobody")}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", id("nobody")}, {"payload", Json::object()}});
   expect_silence(*ca, 200ms);
 }
 
@@ -207,7 +207,7 @@ TEST_F(Faults, NoStreamIdInErrors) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, chunk(b, "never", "x"));
+  send(*ca, chunk_frame(b, "never", "x"));
   Json e = expect_error(*ca, "UNKNOWN_STREAM");
   EXPECT_FALSE(e.contains("stream_id"));
 }

@@ -58,9 +58,9 @@ TEST_F(Registration, IdsAreDecodedFromTheQuery) {
   auto c_odd = agent(odd);
   const std::string b = id("b");
   auto cb = agent(b);
-  send(*c_odd, {{"type", "send"}, {"to", b}, {"payload", {}}});
+  send(*c_odd, {{"type", "send"}, {"to", b}, {"payload", Json::object()}});
   EXPECT_EQ(next_json(*cb)["from"], odd);
-  send(*cb, {{"type", "send"}, {"to", odd}, {"payload", {}}});
+  send(*cb, {{"type", "send"}, {"to", odd}, {"payload", Json::object()}});
   EXPECT_EQ(next_json(*c_odd)["from"], b);
 }
 
@@ -97,7 +97,7 @@ TEST_F(Registration, DisconnectRemovesTheBindingAndTheIdCanRegisterAgain) {
   }
   // The relay may see the close a moment after the client: poll the status.
   for (int i = 0; i < 100 && agora_status()["agents_online"] != 1; ++i) std::this_thread::sleep_for(10ms);
-  send(*ca, {{"type", "send"}, {"to", b}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", b}, {"payload", Json::object()}});
   expect_error(*ca, "UNKNOWN_RECIPIENT");
   auto again = agent(b);
   expect_silence(*again, 100ms);  // not refused
@@ -118,7 +118,7 @@ TEST_F(Registration, AbortedConnectionIsUnboundToo) {
 TEST_F(Registration, MetricsCountConnectionsAndErrors) {
   const std::string a = id("a");
   auto ca = agent(a);
-  send(*ca, {{"type", "send"}, {"to", id("nobody")}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", id("nobody")}, {"payload", Json::object()}});
   expect_error(*ca, "UNKNOWN_RECIPIENT");
   EXPECT_GE(lobby->metrics().open_connections(proto::ProtocolId::agora), 1u);
   EXPECT_GE(lobby->metrics().errors_total(proto::ProtocolId::agora, "UNKNOWN_RECIPIENT"), 1u);
@@ -164,7 +164,7 @@ TEST_F(FirstFrame, RegisterFrameBindsAndIsAcknowledged) {
 
 TEST_F(FirstFrame, FramesBeforeRegisteringAreRefusedWithNotRegistered) {
   auto c = connect("/agora/ws");
-  send(*c, {{"type", "send"}, {"to", "x"}, {"payload", {}}});
+  send(*c, {{"type", "send"}, {"to", "x"}, {"payload", Json::object()}});
   expect_error(*c, "NOT_REGISTERED");
   c->send_text("garbage");
   expect_error(*c, "NOT_REGISTERED");

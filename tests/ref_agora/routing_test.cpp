@@ -23,9 +23,9 @@ TEST_F(Routing, ClientFromIsNeverBelieved) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cc = agent(c);
-  send(*ca, {{"type", "send"}, {"to", b}, {"from", c}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", b}, {"from", c}, {"payload", Json::object()}});
   EXPECT_EQ(next_json(*cb)["from"], a);
-  send(*ca, {{"type", "reply"}, {"to", b}, {"from", c}, {"payload", {}}});
+  send(*ca, {{"type", "reply"}, {"to", b}, {"from", c}, {"payload", Json::object()}});
   Json r = next_json(*cb);
   EXPECT_EQ(r["type"], "reply");
   EXPECT_EQ(r["from"], a);
@@ -40,7 +40,7 @@ TEST_F(Routing, ExtraMembersAndStreamFalseTravelUnchanged) {
   EXPECT_EQ(next_json(*cb),
             Json({{"type", "message"}, {"from", a}, {"stream", false}, {"stream_id", "s"}, {"x-trace", {{"id", 7}}}, {"payload", {{"k", 1}}}}));
   // A one-shot with a stream_id opened no stream.
-  send(*ca, chunk(b, "s", "x"));
+  send(*ca, chunk_frame(b, "s", "x"));
   expect_error(*ca, "UNKNOWN_STREAM");
 }
 
@@ -68,7 +68,7 @@ TEST_F(Routing, FramesGoOnlyToTheAddressee) {
 TEST_F(Routing, SendingToItselfIsDelivered) {
   const std::string a = id("a");
   auto ca = agent(a);
-  send(*ca, {{"type", "send"}, {"to", a}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", a}, {"payload", Json::object()}});
   Json m = next_json(*ca);
   EXPECT_EQ(m["type"], "message");
   EXPECT_EQ(m["from"], a);
@@ -79,16 +79,16 @@ TEST_F(Routing, UnknownRecipientIsAnsweredAndNothingIsDelivered) {
   auto ca = agent(a);
   auto cb = agent(b);
   const std::string nobody = id("nobody");
-  send(*ca, {{"type", "send"}, {"to", nobody}, {"payload", {}}});
+  send(*ca, {{"type", "send"}, {"to", nobody}, {"payload", Json::object()}});
   Json e = expect_error(*ca, "UNKNOWN_RECIPIENT");
   EXPECT_FALSE(e.contains("stream_id"));
   EXPECT_NE(e["message"].get<std::string>().find(nobody), std::string::npos);
-  send(*ca, {{"type", "reply"}, {"to", nobody}, {"payload", {}}});
+  send(*ca, {{"type", "reply"}, {"to", nobody}, {"payload", Json::object()}});
   expect_error(*ca, "UNKNOWN_RECIPIENT");
-  send(*ca, start(nobody, "s1"));
+  send(*ca, start_frame(nobody, "s1"));
   EXPECT_EQ(expect_error(*ca, "UNKNOWN_RECIPIENT")["stream_id"], "s1");
   // That stream was never opened.
-  send(*ca, chunk(nobody, "s1", "x"));
+  send(*ca, chunk_frame(nobody, "s1", "x"));
   EXPECT_EQ(expect_error(*ca, "UNKNOWN_STREAM")["stream_id"], "s1");
   expect_silence(*cb, 100ms);
 }

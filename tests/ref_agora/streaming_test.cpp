@@ -16,16 +16,16 @@ TEST_F(Streaming, StartChunksAndEndAreForwardedEachAsItArrives) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  Json s = start(b, "stream-1");
+  Json s = start_frame(b, "stream-1");
   s["payload"] = {{"action", "query"}};
   send(*ca, s);
   EXPECT_EQ(next_json(*cb), Json({{"type", "message"}, {"from", a}, {"stream_id", "stream-1"}, {"stream", true}, {"payload", {{"action", "query"}}}}));
-  send(*ca, chunk(b, "stream-1", "This is"));
+  send(*ca, chunk_frame(b, "stream-1", "This is"));
   // Delivered before the sender ends the stream.
   EXPECT_EQ(next_json(*cb), Json({{"type", "message_chunk"}, {"from", a}, {"stream_id", "stream-1"}, {"chunk", "This is"}}));
-  send(*ca, chunk(b, "stream-1", ""));
+  send(*ca, chunk_frame(b, "stream-1", ""));
   EXPECT_EQ(next_json(*cb)["chunk"], "");
-  send(*ca, end(b, "stream-1"));
+  send(*ca, end_frame(b, "stream-1"));
   EXPECT_EQ(next_json(*cb), Json({{"type", "message_end"}, {"from", a}, {"stream_id", "stream-1"}}));
   expect_silence(*ca, 100ms);
   EXPECT_EQ(agora_status()["open_streams"], 0);
@@ -35,7 +35,7 @@ TEST_F(Streaming, StartWithoutPayloadIsForwardedWithoutPayload) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   EXPECT_FALSE(next_json(*cb).contains("payload"));
 }
 
@@ -43,9 +43,9 @@ TEST_F(Streaming, ThousandChunksArriveInOrder) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "big"));
-  for (int i = 0; i < 1000; ++i) send(*ca, chunk(b, "big", std::to_string(i)));
-  send(*ca, end(b, "big"));
+  send(*ca, start_frame(b, "big"));
+  for (int i = 0; i < 1000; ++i) send(*ca, chunk_frame(b, "big", std::to_string(i)));
+  send(*ca, end_frame(b, "big"));
   EXPECT_EQ(next_json(*cb)["type"], "message");
   for (int i = 0; i < 1000; ++i) {
     Json c = next_json(*cb);
@@ -67,11 +67,11 @@ TEST_F(Streaming, ConcurrentSendersInterleaveAndEachStreamKeepsItsOrder) {
   std::vector<std::thread> threads;
   for (int s = 0; s < kSenders; ++s) {
     threads.emplace_back([&, s] {
-      for (int k = 0; k < kStreams; ++k) send(*senders[s], start(r, "st" + std::to_string(k)));
+      for (int k = 0; k < kStreams; ++k) send(*senders[s], start_frame(r, "st" + std::to_string(k)));
       for (int i = 0; i < kChunks; ++i) {
-        for (int k = 0; k < kStreams; ++k) send(*senders[s], chunk(r, "st" + std::to_string(k), std::to_string(i)));
+        for (int k = 0; k < kStreams; ++k) send(*senders[s], chunk_frame(r, "st" + std::to_string(k), std::to_string(i)));
       }
-      for (int k = 0; k < kStreams; ++k) send(*senders[s], end(r, "st" + std::to_string(k)));
+      for (int k = 0; k < kStreams; ++k) send(*senders[s], end_frame(r, "st" + std::to_string(k)));
     });
   }
   for (auto& t : threads) t.join();
@@ -103,11 +103,11 @@ TEST_F(Streaming, StreamsToDifferentReceiversStayApart) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cc = agent(c);
-  send(*ca, start(b, "same"));
-  send(*ca, start(c, "other"));
+  send(*ca, start_frame(b, "same"));
+  send(*ca, start_frame(c, "other"));
   for (int i = 0; i < 50; ++i) {
-    send(*ca, chunk(b, "same", "b" + std::to_string(i)));
-    send(*ca, chunk(c, "other", "c" + std::to_string(i)));
+    send(*ca, chunk_frame(b, "same", "b" + std::to_string(i)));
+    send(*ca, chunk_frame(c, "other", "c" + std::to_string(i)));
   }
   EXPECT_EQ(next_json(*cb)["stream_id"], "same");
   EXPECT_EQ(next_json(*cc)["stream_id"], "other");
@@ -122,15 +122,15 @@ TEST_F(Streaming, TwoSendersMayUseTheSameStreamId) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cr = agent(r);
-  send(*ca, start(r, "s"));
+  send(*ca, start_frame(r, "s"));
   EXPECT_EQ(next_json(*cr)["from"], a);
-  send(*cb, start(r, "s"));
+  send(*cb, start_frame(r, "s"));
   EXPECT_EQ(next_json(*cr)["from"], b);
-  send(*cb, chunk(r, "s", "from b"));
+  send(*cb, chunk_frame(r, "s", "from b"));
   Json c = next_json(*cr);
   EXPECT_EQ(c["from"], b);
   EXPECT_EQ(c["chunk"], "from b");
-  send(*ca, end(r, "s"));
+  send(*ca, end_frame(r, "s"));
   EXPECT_EQ(next_json(*cr)["from"], a);
 }
 
@@ -138,22 +138,22 @@ TEST_F(Streaming, StreamingReplyWithTheSameStreamIdWhileTheRequestIsOpen) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s1"));
+  send(*ca, start_frame(b, "s1"));
   next_json(*cb);
   // b also streams its own "s1" to a: the reply family is separate.
-  send(*cb, start(a, "s1"));
+  send(*cb, start_frame(a, "s1"));
   EXPECT_EQ(next_json(*ca)["type"], "message");
   send(*cb, {{"type", "reply"}, {"to", a}, {"stream_id", "s1"}, {"stream", true}, {"payload", {{"request_id", "r1"}}}});
   EXPECT_EQ(next_json(*ca), Json({{"type", "reply"}, {"to", a}, {"from", b}, {"stream_id", "s1"}, {"stream", true}, {"payload", {{"request_id", "r1"}}}}));
   send(*cb, {{"type", "reply_chunk"}, {"to", a}, {"stream_id", "s1"}, {"chunk", "answer"}});
   EXPECT_EQ(next_json(*ca), Json({{"type", "reply_chunk"}, {"to", a}, {"from", b}, {"stream_id", "s1"}, {"chunk", "answer"}}));
-  send(*ca, chunk(b, "s1", "more question"));
+  send(*ca, chunk_frame(b, "s1", "more question"));
   EXPECT_EQ(next_json(*cb)["chunk"], "more question");
   send(*cb, {{"type", "reply_end"}, {"to", a}, {"stream_id", "s1"}});
   EXPECT_EQ(next_json(*ca), Json({{"type", "reply_end"}, {"to", a}, {"from", b}, {"stream_id", "s1"}}));
   send(*cb, {{"type", "reply_chunk"}, {"to", a}, {"stream_id", "s1"}, {"chunk", "late"}});
   expect_error(*cb, "STREAM_ENDED");
-  send(*cb, chunk(a, "s1", "own stream still open"));
+  send(*cb, chunk_frame(a, "s1", "own stream still open"));
   EXPECT_EQ(next_json(*ca)["type"], "message_chunk");
 }
 
@@ -161,19 +161,19 @@ TEST_F(Streaming, UnknownStreamAndStreamEndedAreToldApart) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, chunk(b, "never", "x"));
+  send(*ca, chunk_frame(b, "never", "x"));
   EXPECT_EQ(expect_error(*ca, "UNKNOWN_STREAM")["stream_id"], "never");
-  send(*ca, end(b, "never"));
+  send(*ca, end_frame(b, "never"));
   EXPECT_EQ(expect_error(*ca, "UNKNOWN_STREAM")["stream_id"], "never");
   send(*ca, {{"type", "reply_end"}, {"to", b}, {"stream_id", "never"}});
   expect_error(*ca, "UNKNOWN_STREAM");
-  send(*ca, start(b, "s"));
-  send(*ca, end(b, "s"));
+  send(*ca, start_frame(b, "s"));
+  send(*ca, end_frame(b, "s"));
   next_json(*cb);
   next_json(*cb);
-  send(*ca, chunk(b, "s", "late"));
+  send(*ca, chunk_frame(b, "s", "late"));
   EXPECT_EQ(expect_error(*ca, "STREAM_ENDED")["stream_id"], "s");
-  send(*ca, end(b, "s"));
+  send(*ca, end_frame(b, "s"));
   expect_error(*ca, "STREAM_ENDED");
   // A send stream's end does not end the reply stream of the same id, and vice versa.
   send(*ca, {{"type", "reply_chunk"}, {"to", b}, {"stream_id", "s"}, {"chunk", "x"}});
@@ -186,9 +186,9 @@ TEST_F(Streaming, AnotherSendersStreamCannotBeInjectedInto) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cm = agent(m);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   next_json(*cb);
-  send(*cm, chunk(b, "s", "injected"));
+  send(*cm, chunk_frame(b, "s", "injected"));
   expect_error(*cm, "UNKNOWN_STREAM");
   expect_silence(*cb, 100ms);
 }
@@ -198,9 +198,9 @@ TEST_F(Streaming, ChunkToAnotherRecipientThanTheStreamsIsUnknownStream) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cc = agent(c);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   next_json(*cb);
-  send(*ca, chunk(c, "s", "x"));
+  send(*ca, chunk_frame(c, "s", "x"));
   expect_error(*ca, "UNKNOWN_STREAM");
   expect_silence(*cc, 100ms);
 }
@@ -209,16 +209,16 @@ TEST_F(Streaming, StreamIdInUseWhileOpenButReusableAfterTheEnd) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   next_json(*cb);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   EXPECT_EQ(expect_error(*ca, "STREAM_ID_IN_USE")["stream_id"], "s");
   expect_silence(*cb, 100ms);
-  send(*ca, end(b, "s"));
+  send(*ca, end_frame(b, "s"));
   next_json(*cb);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   EXPECT_EQ(next_json(*cb)["type"], "message");
-  send(*ca, chunk(b, "s", "again"));
+  send(*ca, chunk_frame(b, "s", "again"));
   EXPECT_EQ(next_json(*cb)["chunk"], "again");
 }
 
@@ -226,18 +226,18 @@ TEST_F(Streaming, RecipientLeavingMidStreamGivesUnknownRecipientUntilTheEnd) {
   const std::string a = id("a"), b = id("b");
   auto ca = agent(a);
   auto cb = agent(b);
-  send(*ca, start(b, "s"));
+  send(*ca, start_frame(b, "s"));
   next_json(*cb);
   cb->close(1000, "bye");
   next_close(*cb);
   for (int i = 0; i < 100 && agora_status()["agents_online"] != 1; ++i) std::this_thread::sleep_for(10ms);
   // b comes back on a new connection: it never saw the start, so it gets none of the rest.
   auto cb2 = agent(b);
-  send(*ca, chunk(b, "s", "x"));
+  send(*ca, chunk_frame(b, "s", "x"));
   EXPECT_EQ(expect_error(*ca, "UNKNOWN_RECIPIENT")["stream_id"], "s");
-  send(*ca, end(b, "s"));
+  send(*ca, end_frame(b, "s"));
   expect_error(*ca, "UNKNOWN_RECIPIENT");
-  send(*ca, chunk(b, "s", "y"));
+  send(*ca, chunk_frame(b, "s", "y"));
   expect_error(*ca, "STREAM_ENDED");
   expect_silence(*cb2, 100ms);
 }
@@ -247,7 +247,7 @@ TEST_F(Streaming, SenderDisconnectingFreesItsStreams) {
   auto cb = agent(b);
   {
     auto ca = agent(id("a"));
-    for (int i = 0; i < 5; ++i) send(*ca, start(b, "s" + std::to_string(i)));
+    for (int i = 0; i < 5; ++i) send(*ca, start_frame(b, "s" + std::to_string(i)));
     for (int i = 0; i < 5; ++i) next_json(*cb);
     EXPECT_EQ(agora_status()["open_streams"], 5);
     ca->close(1000, "bye");
@@ -268,19 +268,19 @@ TEST_F(StreamCaps, TooManyStreamsPerAgentAndInAll) {
   auto ca = agent(a);
   auto cb = agent(b);
   auto cc = agent(c);
-  for (int i = 0; i < 3; ++i) send(*ca, start(b, "s" + std::to_string(i)));
+  for (int i = 0; i < 3; ++i) send(*ca, start_frame(b, "s" + std::to_string(i)));
   for (int i = 0; i < 3; ++i) next_json(*cb);
-  send(*ca, start(b, "s3"));
+  send(*ca, start_frame(b, "s3"));
   EXPECT_EQ(expect_error(*ca, "TOO_MANY_STREAMS")["stream_id"], "s3");
-  send(*ca, chunk(b, "s3", "x"));
+  send(*ca, chunk_frame(b, "s3", "x"));
   expect_error(*ca, "UNKNOWN_STREAM");  // the refused start opened nothing
-  for (int i = 0; i < 2; ++i) send(*cc, start(b, "t" + std::to_string(i)));
+  for (int i = 0; i < 2; ++i) send(*cc, start_frame(b, "t" + std::to_string(i)));
   for (int i = 0; i < 2; ++i) next_json(*cb);
-  send(*cc, start(b, "t2"));  // 5 open in all
+  send(*cc, start_frame(b, "t2"));  // 5 open in all
   expect_error(*cc, "TOO_MANY_STREAMS");
-  send(*ca, end(b, "s0"));
+  send(*ca, end_frame(b, "s0"));
   next_json(*cb);
-  send(*cc, start(b, "t2"));  // room again
+  send(*cc, start_frame(b, "t2"));  // room again
   EXPECT_EQ(next_json(*cb)["stream_id"], "t2");
 }
 
@@ -289,13 +289,13 @@ TEST_F(StreamCaps, OnlyTheLatestEndsAreRemembered) {
   auto ca = agent(a);
   auto cb = agent(b);
   for (const char* s : {"e1", "e2", "e3"}) {
-    send(*ca, start(b, s));
-    send(*ca, end(b, s));
+    send(*ca, start_frame(b, s));
+    send(*ca, end_frame(b, s));
   }
   for (int i = 0; i < 6; ++i) next_json(*cb);
-  send(*ca, chunk(b, "e3", "x"));
+  send(*ca, chunk_frame(b, "e3", "x"));
   expect_error(*ca, "STREAM_ENDED");
-  send(*ca, chunk(b, "e1", "x"));  // forgotten: never started, as far as the relay knows
+  send(*ca, chunk_frame(b, "e1", "x"));  // forgotten: never started, as far as the relay knows
   expect_error(*ca, "UNKNOWN_STREAM");
 }
 

@@ -26,8 +26,12 @@ struct Agent {
   std::string session_id;  // from the REGISTER_CLIENT_ACK, when the helper sent one
   std::shared_ptr<net::WsClient> ws;
 
-  void send(const Json& message) const { ws->send_text(message.dump()); }
-  void send(const alp::Message& message) const { ws->send_text(alp::encode(message)); }
+  void send(const Json& message) const {
+    if (ws) ws->send_text(message.dump());
+  }
+  void send(const alp::Message& message) const {
+    if (ws) ws->send_text(alp::encode(message));
+  }
 };
 
 class AlpLobby : public LobbyFixture {
@@ -120,6 +124,9 @@ class AlpLobby : public LobbyFixture {
     auto c = try_connect(query(a.token, a.id));
     EXPECT_TRUE(c) << (c ? "" : c.error().describe());
     if (c) a.ws = *c;
+    // The client sees the 101 before the lobby has opened the session: wait until the lobby
+    // routes to this agent (a real client knows from its first answer, e.g. the ACK).
+    if (a.ws) wait_for([&] { return agent_status(a.id).contains("session_id"); });
     if (capabilities && a.ws) {
       a.send(alp::make_register_client(a.id, a.lobby_id, *capabilities, "1.0.0", "agentconform-tests-0.1"));
       Json ack = next(a);
@@ -132,8 +139,13 @@ class AlpLobby : public LobbyFixture {
 
   // The next frame from the lobby as JSON, checked against schemas/alp.
   Json next(const Agent& a, std::chrono::milliseconds timeout = 3000ms) {
+    if (!a.ws) {
+      ADD_FAILURE() << "agent " << a.id << " is not connected";
+      return Json();
+    }
     Json j = next_json(*a.ws, timeout);
-    if (validate_frames && !j.is_null()) {
+    if (j.is_null()) return Json::object();  // the failure is reported; keep .value() callers safe
+    if (validate_frames) {
       auto ok = alp_profile().check(j);
       if (!ok) ADD_FAILURE() << "the lobby sent a message that violates schemas/alp: " << ok.error().describe() << "\n" << j.dump();
     }
@@ -143,12 +155,18 @@ class AlpLobby : public LobbyFixture {
   // Reads the next frame and asserts it is a PROTOCOL_ERROR with `code`; returns its payload.
   Json expect_error(const Agent& a, const std::string& code, std::optional<std::string> offending = std::nullopt) {
     Json j = next(a);
+    if (!j.is_object()) {
+      ADD_FAILURE() << "expected PROTOCOL_ERROR " << code << ", got " << j.dump();
+      return Json::object();
+    }
     EXPECT_EQ(j.value("message_type", ""), "PROTOCOL_ERROR") << j.dump();
     EXPECT_EQ(j.value("/payload/error/code"_json_pointer, std::string()), code) << j.dump();
     EXPECT_EQ(j.value("sender_id", ""), kLobbyId);
     EXPECT_EQ(j.value("receiver_id", ""), a.id);
     EXPECT_FALSE(j.value("/payload/error/message"_json_pointer, std::string()).empty());
-    if (offending) EXPECT_EQ(j.value("/payload/offending_message_id"_json_pointer, std::string()), *offending) << j.dump();
+    if (offending) {
+      EXPECT_EQ(j.value("/payload/offending_message_id"_json_pointer, std::string()), *offending) << j.dump();
+    }
     return j.value("payload", Json::object());
   }
 

@@ -63,7 +63,7 @@ TEST_F(Discovery, ExactNameOnly) {
 }
 
 TEST_F(Discovery, VersionMatchRanges) {
-  agent("agent-v", std::vector<alp::Capability>{capability("c.v", "1.0.2"), capability("c.v", "1.4.0"), capability("c.v", "2.0.0"),
+  Agent v = agent("agent-v", std::vector<alp::Capability>{capability("c.v", "1.0.2"), capability("c.v", "1.4.0"), capability("c.v", "2.0.0"),
                                                 capability("c.v", "2.1.0-beta"), capability("c.v", "3.0.0")});
   Agent q = agent("agent-q");
   auto with = [&](const char* range) {
@@ -92,9 +92,9 @@ TEST_F(Discovery, InvalidRangeIsMalformed) {
 }
 
 TEST_F(Discovery, KeywordsAllByDefault) {
-  agent("agent-k1", std::vector<alp::Capability>{capability("k.both", "1.0.0", Json::object(), {"image", "Analysis"})});
-  agent("agent-k2", std::vector<alp::Capability>{capability("k.one", "1.0.0", Json::object(), {"image"})});
-  agent("agent-k3", std::vector<alp::Capability>{capability("k.none", "1.0.0", Json::object(), {"audio"})});
+  Agent k1 = agent("agent-k1", std::vector<alp::Capability>{capability("k.both", "1.0.0", Json::object(), {"image", "Analysis"})});
+  Agent k2 = agent("agent-k2", std::vector<alp::Capability>{capability("k.one", "1.0.0", Json::object(), {"image"})});
+  Agent k3 = agent("agent-k3", std::vector<alp::Capability>{capability("k.none", "1.0.0", Json::object(), {"audio"})});
   Agent q = agent("agent-q");
   alp::CapabilityFilter f;
   f.keywords = std::vector<std::string>{"image", "analysis"};  // case-insensitive
@@ -108,9 +108,9 @@ TEST_F(Discovery, KeywordsAllByDefault) {
 TEST_F(Discovery, KeywordsAnyWhenConfigured) {
   alp_config["keyword_match"] = "any";
   restart();
-  agent("agent-k1", std::vector<alp::Capability>{capability("k.both", "1.0.0", Json::object(), {"image", "analysis"})});
-  agent("agent-k2", std::vector<alp::Capability>{capability("k.one", "1.0.0", Json::object(), {"image"})});
-  agent("agent-k3", std::vector<alp::Capability>{capability("k.none", "1.0.0", Json::object(), {"audio"})});
+  Agent k1 = agent("agent-k1", std::vector<alp::Capability>{capability("k.both", "1.0.0", Json::object(), {"image", "analysis"})});
+  Agent k2 = agent("agent-k2", std::vector<alp::Capability>{capability("k.one", "1.0.0", Json::object(), {"image"})});
+  Agent k3 = agent("agent-k3", std::vector<alp::Capability>{capability("k.none", "1.0.0", Json::object(), {"audio"})});
   Agent q = agent("agent-q");
   alp::CapabilityFilter f;
   f.keywords = std::vector<std::string>{"analysis", "video"};
@@ -138,13 +138,14 @@ TEST_F(Discovery, MaxResultsAndItsDefaultOfTen) {
 TEST_F(Discovery, MaxResultsIsCappedByTheLobby) {
   alp_config["max_results_limit"] = 2;
   restart();
-  for (const char* id : {"agent-1", "agent-2", "agent-3"}) agent(id, std::vector<alp::Capability>{capability("c.x")});
+  std::vector<Agent> keep;
+  for (const char* id : {"agent-1", "agent-2", "agent-3"}) keep.push_back(agent(id, std::vector<alp::Capability>{capability("c.x")}));
   Agent q = agent("agent-q");
   EXPECT_EQ(discover(q, by_name("c.x"), 10)["agents"].size(), 2u);
 }
 
 TEST_F(Discovery, NoConversationIdMeansNoQueryRef) {
-  agent("agent-p", std::vector<alp::Capability>{capability("c.x")});
+  Agent p = agent("agent-p", std::vector<alp::Capability>{capability("c.x")});
   Agent q = agent("agent-q");
   EXPECT_EQ(discover(q, by_name("c.x"), std::nullopt, /*with_conversation=*/false)["agents"].size(), 1u);
 }
@@ -154,7 +155,7 @@ TEST_F(Discovery, FullCapabilityObjectsAreReturned) {
                                  "allow_list", {"agent-q"});
   c.error_schema = Json{{"type", "object"}};
   c.metadata = Json{{"cost_per_call", 0.01}, {"sla", "99.9%"}};
-  agent("agent-full", std::vector<alp::Capability>{c});
+  Agent full = agent("agent-full", std::vector<alp::Capability>{c});
   Agent q = agent("agent-q");
   Json r = discover(q, by_name("com.example.Full"));
   ASSERT_EQ(r["agents"].size(), 1u);
@@ -162,8 +163,8 @@ TEST_F(Discovery, FullCapabilityObjectsAreReturned) {
 }
 
 TEST_F(Discovery, EmptyFilterListsEveryAgentWithCapabilities) {
-  agent("agent-with", std::vector<alp::Capability>{capability("c.a"), capability("c.b")});
-  agent("agent-without", std::vector<alp::Capability>{});
+  Agent with = agent("agent-with", std::vector<alp::Capability>{capability("c.a"), capability("c.b")});
+  Agent without = agent("agent-without", std::vector<alp::Capability>{});
   Agent q = agent("agent-q");
   Json r = discover(q, alp::CapabilityFilter{});
   EXPECT_EQ(ids(r), (std::vector<std::string>{"agent-with"}));

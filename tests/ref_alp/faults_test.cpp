@@ -149,7 +149,7 @@ TEST_F(AlpFault, RegisterAllowIdTakeover) {
 
 TEST_F(AlpFault, DiscoverIgnoreVersionMatch) {
   with("alp.discover.ignore-version-match");
-  agent("agent-p", std::vector<alp::Capability>{capability("c.v", "1.0.0"), capability("c.v", "2.0.0")});
+  Agent p = agent("agent-p", std::vector<alp::Capability>{capability("c.v", "1.0.0"), capability("c.v", "2.0.0")});
   Agent q = agent("agent-q");
   alp::CapabilityFilter f;
   f.name = "c.v";

@@ -10,13 +10,18 @@ namespace {
 class Invocation : public AlpLobby {
  protected:
   void SetUp() override {
-    alp_config["invoke_timeout_ms"] = 600;
+    alp_config["invoke_timeout_ms"] = 5000;  // tests of the timeout itself shorten it
     AlpLobby::SetUp();
   }
 
   static alp::Capability echo(const std::string& version = "1.0.0") {
     return capability("com.example.Echo", version,
                       {{"type", "object"}, {"required", {"text"}}, {"properties", {{"text", {{"type", "string"}, {"maxLength", 20}}}}}});
+  }
+
+  void short_timeout() {
+    alp_config["invoke_timeout_ms"] = 600;
+    restart();
   }
 
   // A requester and a provider of com.example.Echo (plus `extra` capabilities).
@@ -73,6 +78,7 @@ TEST_F(Invocation, AsyncSequenceArrivesInOrderAndEndsAtTheFinalStatus) {
 }
 
 TEST_F(Invocation, ProgressKeepsTheRequestAliveAndErrorIsFinal) {
+  short_timeout();
   pair();
   request();
   alp::Message seen = alp::from_json(next(provider)).value();
@@ -90,6 +96,7 @@ TEST_F(Invocation, ProgressKeepsTheRequestAliveAndErrorIsFinal) {
 }
 
 TEST_F(Invocation, NoFinalResponseTimesOut) {
+  short_timeout();
   pair();
   alp::Message req = request();
   next(provider);
@@ -251,7 +258,7 @@ TEST_F(Invocation, PendingRequestsAreCapped) {
 
 TEST_F(Invocation, RefusalsAsResponsesWhenConfigured) {
   alp_config["invoke_error_format"] = "response";
-  restart();
+  short_timeout();
   pair();
   alp::Message m = request("com.example.Nope");
   Json r = next(requester);
@@ -267,6 +274,37 @@ TEST_F(Invocation, RefusalsAsResponsesWhenConfigured) {
   Json t = next(requester);
   EXPECT_EQ(t["payload"]["error_details"]["code"], "TIMEOUT_ERROR");
   EXPECT_EQ(t["payload"]["request_message_id"], slow.envelope.message_id);
+}
+
+TEST_F(Invocation, AMessageIdPendingForAnotherRequesterIsRefused) {
+  pair();
+  Agent other = agent("agent-other");
+  alp::Message req = request();
+  next(provider);
+  alp::Message copy = req;  // another agent reusing a pending request's message_id
+  copy.envelope.sender_id = other.id;
+  other.send(copy);
+  Json e = expect_error(other, "MESSAGE_MALFORMED", req.envelope.message_id);
+  EXPECT_EQ(e["error"]["details"]["pointer"], "/message_id");
+  expect_silence(*provider.ws);
+}
+
+TEST_F(Invocation, ResponseToAnOfflineRequesterIsReceiverUnavailable) {
+  pair();
+  request();
+  alp::Message seen = alp::from_json(next(provider)).value();
+  requester.ws->close(1000, "gone");
+  wait_for([&] { return agent_status(requester.id)["status"] == "offline"; });
+  alp::Message progress = alp::make_invoke_progress(seen, 10, "still working");
+  provider.send(progress);
+  Json e = expect_error(provider, "RECEIVER_UNAVAILABLE", progress.envelope.message_id);
+  EXPECT_EQ(e["error"]["retryable"], true);  // the requester may come back before the final status
+  provider.send(alp::make_invoke_success(seen, Json::object()));
+  Json f = expect_error(provider, "RECEIVER_UNAVAILABLE");
+  EXPECT_EQ(f["error"]["retryable"], false);
+  // The final status ended the request.
+  provider.send(alp::make_invoke_success(seen, Json::object()));
+  expect_error(provider, "ACCESS_DENIED");
 }
 
 }  // namespace

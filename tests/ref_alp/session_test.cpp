@@ -265,11 +265,12 @@ TEST_F(Session, UnregisterMakesTheAgentOfflineAndTheLobbyClosesAfterTheGrace) {
   Agent a = agent("agent-bye");
   Agent b = agent("agent-other");
   a.send(alp::make_unregister_client(a.id, a.lobby_id, "shutting_down"));
-  // No ACK; the agent is offline at once.
+  // No ACK; the agent is offline as soon as the lobby handled it.
+  wait_for([&] { return agent_status(a.id)["status"] == "offline"; });
+  EXPECT_TRUE(a.ws->transport_open());
   b.send(alp::make_direct_message(b.id, a.id, "text/plain", "still there?"));
   Json e = expect_error(b, "RECEIVER_UNAVAILABLE");
   EXPECT_EQ(e["error"]["retryable"], true);
-  EXPECT_EQ(agent_status(a.id)["status"], "offline");
   auto closed = next_close(*a.ws);  // nothing before the close: no ACK
   EXPECT_EQ(closed.close_code, 1000);
 }
@@ -322,6 +323,7 @@ TEST_F(Session, AgentsEndpointListsAndLooksUp) {
   EXPECT_EQ(list[0]["status"], "online");
   EXPECT_EQ(list[1]["status"], "offline");
   Json missing = expect_http_error(get("/api/v1/agents?agent_id=nobody"), 404, "AGENT_NOT_FOUND");
+  expect_http_error(post_json("/api/v1/agents", Json::object()), 405, "METHOD_NOT_ALLOWED");
   EXPECT_FALSE(missing["message"].get<std::string>().empty());
 }
 

@@ -176,7 +176,7 @@ TEST(Registry, CapEvictsTheLongestOfflineFreeRecord) {
   EXPECT_NE(reg.find("new"), nullptr);
 }
 
-TEST(Discovery, OrderAndLimit) {
+TEST(DiscoveryOrder, OrderAndLimit) {
   Registry reg(10);
   for (const char* id : {"b-online", "a-online", "c-off-old", "d-off-new"}) {
     auto r = reg.register_agent({std::string(id), "t", {}}, IdConflict::refuse, t0(), 1000ms);

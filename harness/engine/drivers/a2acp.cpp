@@ -1,22 +1,556 @@
-// PLACEHOLDER (development only, replaced by the a2acp driver author).
+// A2ACP 1.0 driver (a2acp-1.0.md). The target is a ProtocolBrokerAgent plus the a_domain auth
+// service (role "broker" / "auth-service"). Every mock agent gets its JWTs from the auth service
+// (POST /auth/token, reading A2-11/A2-20) and talks to the broker over the WebSocket binding of
+// readings A2-6/A2-14: one A2ACP message per JSON text frame at /a2acp/ws?agent_id=<id>.
+// A2ACP has no "streaming" behaviour; the driver needs nothing for it.
+//
+// Endpoints (target.json "paths"): "ws" (default /a2acp/ws; the path of a ws:// --target),
+// "token" (default /auth/token), "agents" (default /a2acp/agents: the reference's presence view,
+// used only when settings.presence_check is true).
+//
+// Settings (target.json "settings"):
+//   api_key            the auth service's API key, sent as body member `api_key_member`
+//                      (default "api_key"; reading A2-20). Embedded: the lobby's first key.
+//   jwt_secret         the HS256 key of the auth service. Needed only to forge tokens the service
+//                      would never issue (expired, wrong-issuer, not-yet-valid, "claims");
+//                      without it those cases are ERROR. Embedded: the lobby's.
+//   issuer             iss of forged tokens (default "a_domain-auth-service")
+//   broker_agent_id / broker_domain / broker_version   the broker's identity (default
+//                      protocol-broker-agent / a_domain / 1.0.0); handshakes are addressed to it
+//   protocol_version   filled into messages (default "1.0")
+//   agent_domain / agent_version   the mock agents' domain and version (default a_domain / 1.0.0)
+//   attach             "token" (default): ?agent_id=<id>&token=<JWT, sub id, aud broker>;
+//                      "agent-id": ?agent_id=<id> only; "anonymous": no query (the first
+//                      authenticated message attaches the connection)
+//   presence_check     after attaching a directory agent (or one with property "presence": true),
+//                      poll paths.agents until the broker lists it online (the reference binds
+//                      after it answered the upgrade, so a handshake sent at once could find the
+//                      target absent; a source needs no wait: it is bound before its first
+//                      message is read). Embedded: true.
+//   connect_settle_ms  pause after each connect otherwise (default 0)
+//   target_agents      {"dataset": [ids], "remote": [ids], "denied": [ids]}: agents in the
+//                      broker's directory the cases attach as handshake targets (agent property
+//                      "directory": "dataset" takes the next id of that pool, so parallel cases
+//                      never share one). dataset: serves ${intent}, ${pii.intent}, ${open.intent},
+//                      ${quick.intent}; remote: serves ${open.intent} in an allowed other domain;
+//                      denied: serves ${open.intent} in a domain the policy denies.
+//                      Embedded: pools of generated agents added to the lobby's directory,
+//                      which also gets handshake and routing timeouts of 1500 ms (scaled) so the
+//                      TIMEOUT cases take seconds, not the spec's 5 s and 30 s.
+//   pool_domains       the pools' domains (default a_domain / medtronic_poc / secret_domain)
+//   capabilities       {intent: [capabilities the token needs]} (default: ${intent} ->
+//                      ${intent.caps}, ${pii.intent} -> ${pii.caps})
+//   and one setting per case variable below (same name with '.' as '_', e.g. input_valid).
+//
+// Agent properties: "directory" (a pool above), "domain", "version", "id", "presence".
+//
+// Connect overrides: "auth" valid (default), none (no attach token, agent_id only), expired,
+// invalid (attach token signed with another key), other-agent (attach token whose sub is another
+// agent); "token" (any send kind below) chooses the attach token otherwise (alg-none,
+// wrong-audience, ...); "agent_id" attaches under that id (the attach token then has sub = that
+// id; "" attaches anonymously: no query at all, the first authenticated message attaches the
+// connection); "query", "headers", "path" as for every driver.
+//
+// Filling a send template: protocol_version, message_id (fresh UUID), timestamp (now, UTC),
+// source_agent (the agent), target_agent (the agent named by the step's "to", or the broker),
+// message_type ("request") and security {auth_token, encryption "none"} are added where the
+// template leaves them out; "contract_id": X puts X into payload.contract_id. The token (added
+// unless the template has one) has sub = the agent (or step "subject"), aud = target_agent.agent_id
+// (or step "audience"), capabilities = step "capabilities" or the `capabilities` map's entry for
+// the intent (for initiate_handshake: for payload.requested_intent). Step "token" chooses it:
+//   valid (default): from the auth service (cached); with step "claims" (claim -> value, null
+//     removes the claim) it is signed here with jwt_secret instead: a correctly signed token
+//     with exactly those changes (a missing claim, say)
+//   none: no auth_token member          missing-capability: service token without capabilities
+//   wrong-audience: service token for another audience
+//   bad-signature: service token whose claims were altered after signing; with step "key":
+//     "other", a token signed with another HS256 key
+//   alg-none: unsigned, {"alg":"none"}  garbage: not a JWT
+//   wrong-subject: service token whose sub is another agent (connect's "other-agent")
+//   expired / wrong-issuer / not-yet-valid: signed with jwt_secret, exp an hour ago / iss
+//     "agentconform-rogue-issuer" / iat an hour ahead (step "claims" applies too)
+// Then `remove` and `patch` apply (after the token, so a patched target_agent keeps the token's
+// audience).
+//
+// Variables: ${a.id}, ${a.agent} ({agent_id, domain, version}), ${a.domain};
+// ${broker.id}, ${broker.agent}; ${api_key}; ${path.token}; ${protocol_version}; ${intent}, ${intent.caps},
+// ${input.valid}, ${input.invalid}, ${input.incompatible_schema}, ${output.valid},
+// ${output.invalid}, ${pii.intent}, ${pii.caps}, ${pii.input}, ${open.intent}, ${quick.intent}
+// (an intent whose routing timeout is short: embedded 500 ms); size strings, defined only in
+// cases that mention them: ${size.near_limit} (890,000 'x': a payload under 900 KB in both
+// readings), ${size.payload_over} (930,000: a payload over 921,600 bytes in a message under
+// 1,000,000), ${size.message_over} (1,100,000: a message over 1,048,576 bytes).
+//
+// Triggers:
+//   agents  GET paths.agents (the reference's directory and presence)
+//   token   params: a token request body (the api key is added) -> {status, body}
+//   jwt     params {token, expires_at?} -> {header, claims, signature_valid (with jwt_secret;
+//           null without it), lifetime_s (exp - iat), expires_at_matches (expires_at == exp)}
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "harness/crypto/base64.hpp"
+#include "harness/crypto/jwt.hpp"
 #include "harness/engine/drivers/common.hpp"
+#include "harness/json/strict_reader.hpp"
+#include "harness/protocols/typed/stamp.hpp"
+#include "reference/a2acp/directory.hpp"
+#include "reference/core/config.hpp"
+#include "reference/lobby/lobby.hpp"
 
 namespace ac::engine {
 namespace {
-class PlaceholderDriver final : public Driver {
+
+namespace jwt = crypto::jwt;
+
+constexpr const char* kEmbeddedSecret = "agentconform-embedded-a2acp-secret-0123456789abcdef";
+constexpr const char* kWrongKey = "agentconform-not-the-auth-service-key-0123456789abcdef";
+constexpr std::size_t kDatasetPool = 64, kOtherPool = 8;
+
+std::int64_t now_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
+
+Json dataset_input() {
+  return {{"type", "object"},
+          {"required", {"test_scenario_id", "dataset_type"}},
+          {"properties",
+           {{"test_scenario_id", {{"type", "string"}}}, {"dataset_type", {{"type", "string"}}}, {"record_count", {{"type", "integer"}, {"minimum", 1}}}}}};
+}
+Json dataset_output() {
+  return {{"type", "object"},
+          {"required", {"dataset_id"}},
+          {"properties", {{"dataset_id", {{"type", "string"}}}, {"record_count", {{"type", "integer"}}}, {"connection_string", {{"type", "string"}}}}}};
+}
+
+// Case variables: name, default (a setting named like the variable with '_' for '.' wins).
+const std::vector<std::pair<std::string, Json>>& variable_defaults() {
+  static const std::vector<std::pair<std::string, Json>> v = {
+      {"intent", "provision_test_dataset"},
+      {"intent.caps", Json::array({"read:datasets"})},
+      {"input.valid", {{"test_scenario_id", "scenario-123"}, {"dataset_type", "patient_demographics"}, {"record_count", 1000}}},
+      {"input.invalid", {{"test_scenario_id", 123}, {"record_count", "many"}}},
+      {"input.incompatible_schema",
+       {{"type", "object"},
+        {"required", {"scenario_id", "type"}},
+        {"properties", {{"scenario_id", {{"type", "string"}}}, {"type", {{"type", "string"}}}}}}},
+      {"output.valid", {{"dataset_id", "dataset-abc"}, {"record_count", 1000}}},
+      {"output.invalid", {{"record_count", "many"}}},
+      {"pii.intent", "provision_patient_records"},
+      {"pii.caps", Json::array({"read:patients"})},
+      {"pii.input", {{"cohort_id", "cohort-42"}}},
+      {"open.intent", "echo"},
+      {"quick.intent", "echo_quick"},
+  };
+  return v;
+}
+
+std::string setting_key(std::string name) {
+  for (auto& c : name) c = c == '.' ? '_' : c;
+  return name;
+}
+
+Json variable(const TargetConfig& t, const std::string& name) {
+  const std::string key = setting_key(name);
+  if (auto it = t.settings.find(key); it != t.settings.end()) return *it;
+  for (const auto& [n, v] : variable_defaults()) {
+    if (n == name) return v;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> pool_ids(const std::string& pool, std::size_t n) {
+  std::vector<std::string> ids;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string num = std::to_string(i);
+    ids.push_back("agentconform-" + pool + "-" + std::string(num.size() < 3 ? 3 - num.size() : 0, '0') + num);
+  }
+  return ids;
+}
+
+Json embedded_pools() {
+  return {{"dataset", pool_ids("dataset", kDatasetPool)}, {"remote", pool_ids("remote", kOtherPool)}, {"denied", pool_ids("denied", kOtherPool)}};
+}
+
+Json default_pool_domains() { return {{"dataset", "a_domain"}, {"remote", "medtronic_poc"}, {"denied", "secret_domain"}}; }
+
+// The directory entries of the embedded lobby's pools.
+Json embedded_directory() {
+  const Json open = {{"input_schema", Json::object()}, {"output_schema", Json::object()}};
+  Json quick = open;
+  quick["routing_timeout_ms"] = 500;
+  const Json dataset_intents = {
+      {"provision_test_dataset", {{"input_schema", dataset_input()}, {"output_schema", dataset_output()}, {"required_capabilities", {"read:datasets"}}}},
+      {"provision_patient_records",
+       {{"input_schema", {{"type", "object"}, {"required", {"cohort_id"}}, {"properties", {{"cohort_id", {{"type", "string"}}}}}}},
+        {"output_schema", Json::object()},
+        {"required_capabilities", {"read:patients"}}}},
+      {"echo", open},
+      {"echo_quick", quick}};
+  Json out = ref::a2acp::Directory::default_json();
+  const Json pools = embedded_pools(), domains = default_pool_domains();
+  for (const auto& [pool, ids] : pools.items()) {
+    for (const auto& id : ids) {
+      Json entry = {{"agent_id", id}, {"domain", domains[pool]}, {"version", "1.0.0"}};
+      entry["intents"] = pool == "dataset" ? dataset_intents : Json{{"echo", open}};
+      out.push_back(std::move(entry));
+    }
+  }
+  return out;
+}
+
+// The next id of a pool: a process-wide counter, so cases running in parallel never share one.
+std::string lease(const std::string& pool, const Json& ids) {
+  static std::mutex mutex;
+  static std::map<std::string, std::size_t> next;
+  std::lock_guard lock(mutex);
+  const std::size_t i = next[pool]++;
+  return ids[i % ids.size()].get<std::string>();
+}
+
+std::string segment(const Json& j) { return crypto::base64url_encode(j.dump()); }
+
+std::optional<Json> decode_segment(std::string_view s) {
+  auto bytes = crypto::base64url_decode(s);
+  if (!bytes) return std::nullopt;
+  auto j = json::parse_strict(*bytes);
+  if (!j) return std::nullopt;
+  return std::move(*j);
+}
+
+class A2acpDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::a2acp; }
   std::string primary_path() const override { return "ws"; }
-  void defaults(TargetConfig&) const override {}
-  std::set<std::string> reference_features() const override { return {}; }
-  ConnectResult connect(AgentSession&, const Json&, CaseEnv&) const override {
-    return {ConnectResult::Outcome::harness_error, 0, "", "driver not written yet"};
+
+  void defaults(TargetConfig& t) const override {
+    t.paths.emplace("ws", "/a2acp/ws");
+    t.paths.emplace("token", "/auth/token");
+    t.paths.emplace("agents", "/a2acp/agents");
+    if (!t.settings.contains("target_agents")) {
+      t.settings["target_agents"] = {{"dataset", {"dataset-provisioning-agent"}}, {"remote", Json::array()}, {"denied", Json::array()}};
+    }
   }
-  Expected<Json, std::string> fill(Json m, AgentSession&, const Json&, CaseEnv&) const override { return m; }
+
+  std::set<std::string> reference_features() const override {
+    return {"a2acp.pii-policy", "a2acp.cross-domain-policy", "a2acp.payload-encryption"};
+  }
+
+  // The embedded lobby: a known secret, pools of target agents in the directory, and short
+  // handshake / routing timeouts so the timeout cases take about a second.
+  void configure_embedded(ref::LobbyConfig& config) const override {
+    Json& s = config.protocols["a2acp"];
+    if (!s.is_object()) s = Json::object();
+    if (!s.contains("jwt_secret")) s["jwt_secret"] = kEmbeddedSecret;
+    if (!s.contains("handshake_timeout_ms")) s["handshake_timeout_ms"] = 1500;
+    if (!s.contains("routing_timeout_ms")) s["routing_timeout_ms"] = 1500;
+    if (!s.contains("agents")) s["agents"] = embedded_directory();
+  }
+
+  void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
+    const auto& c = lobby.config();
+    if (!c.api_keys.empty()) t.settings["api_key"] = c.api_keys.front();
+    const Json& s = c.section("a2acp");
+    t.settings["jwt_secret"] = s.value("jwt_secret", std::string(kEmbeddedSecret));
+    t.settings["presence_check"] = true;
+    t.settings["target_agents"] = embedded_pools();
+  }
+
+  void init_agent(AgentSession& agent, CaseEnv& env) const override {
+    const TargetConfig& t = env.target;
+    std::string domain = t.setting("agent_domain", "a_domain");
+    if (auto pool = agent.props.find("directory"); pool != agent.props.end() && pool->is_string()) {
+      const std::string p = pool->get<std::string>();
+      const Json ids = t.settings.value("target_agents", Json::object()).value(p, Json::array());
+      if (!agent.props.contains("id") && ids.is_array() && !ids.empty()) agent.id = lease(p, ids);
+      const Json domains = t.settings.value("pool_domains", default_pool_domains());
+      if (domains.contains(p) && domains[p].is_string()) domain = domains[p].get<std::string>();
+      if (ids.empty() && !agent.props.contains("id")) agent.state["pool_error"] = "settings.target_agents has no " + p + " agents";
+    }
+    domain = agent.props.value("domain", domain);
+    agent.state["identity"] = {{"agent_id", agent.id}, {"domain", domain}, {"version", agent.props.value("version", t.setting("agent_version", "1.0.0"))}};
+    env.vars.set(agent.name + ".id", agent.id);
+    env.vars.set(agent.name + ".agent", agent.state["identity"]);
+    env.vars.set(agent.name + ".domain", domain);
+
+    if (env.vars.has("broker.id")) return;  // the shared variables are set once per case
+    env.vars.set("broker.id", broker(t)["agent_id"]);
+    env.vars.set("broker.agent", broker(t));
+    env.vars.set("api_key", t.setting("api_key"));
+    env.vars.set("protocol_version", t.setting("protocol_version", "1.0"));
+    env.vars.set("path.token", t.path("token"));
+    for (const auto& [name, v] : variable_defaults()) env.vars.set(name, variable(t, name));
+    if (!t.setting("api_key").empty()) env.transcript.redact(t.setting("api_key"), "api-key");
+    const std::string steps = env.kase.steps.dump();
+    for (const auto& [name, size] : {std::pair<const char*, std::size_t>{"size.near_limit", 890000},
+                                     {"size.payload_over", 930000},
+                                     {"size.message_over", 1100000}}) {
+      if (steps.find(std::string("${") + name + "}") != std::string::npos) env.vars.set(name, std::string(size, 'x'));
+    }
+  }
+
+  ConnectResult connect(AgentSession& agent, const Json& step, CaseEnv& env) const override {
+    if (agent.state.contains("pool_error")) return {ConnectResult::Outcome::harness_error, 0, "", agent.state["pool_error"].get<std::string>()};
+    const TargetConfig& t = env.target;
+    const std::string auth = step.value("auth", std::string("valid"));
+    const std::string attach = t.setting("attach", "token");
+    const std::string id = step.contains("agent_id") && step["agent_id"].is_string() ? step["agent_id"].get<std::string>() : agent.id;
+    const bool anonymous = id.empty() || attach == "anonymous";
+    // The attach token's kind: "auth" names the schema's connect overrides, "token" any send kind.
+    std::string kind = step.value("token", std::string("valid"));
+    if (auth == "expired") kind = "expired";
+    if (auth == "invalid") kind = "wrong-key";
+    if (auth == "other-agent") kind = "wrong-subject";
+    std::map<std::string, std::string> query;
+    if (!anonymous) {
+      query["agent_id"] = id;
+      if (auth != "none" && kind != "none" && attach == "token") {
+        auto token = make_token(kind, id, broker(t)["agent_id"].get<std::string>(), Json::array(), step, agent, env);
+        if (!token) return {ConnectResult::Outcome::harness_error, 0, "", token.error()};
+        query["token"] = *token;
+      }
+    }
+    ConnectResult r = connect_ws(agent, step, env, "ws", std::move(query));
+    if (r.outcome != ConnectResult::Outcome::connected) return r;
+    // Only agents others address first need it: a source is bound before its first message.
+    const bool addressed = agent.props.contains("directory") || agent.props.value("presence", false);
+    if (!anonymous && addressed && t.settings.value("presence_check", false)) {
+      wait_online(id, env);
+    } else if (const auto settle = t.settings.value("connect_settle_ms", 0); settle > 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(settle));
+    }
+    return r;
+  }
+
+  Expected<Json, std::string> fill(Json m, AgentSession& agent, const Json& step, CaseEnv& env) const override {
+    if (!m.is_object()) return apply_edits(std::move(m), step, env.vars);
+    const TargetConfig& t = env.target;
+    if (!m.contains("protocol_version")) m["protocol_version"] = t.setting("protocol_version", "1.0");
+    if (!m.contains("message_id")) m["message_id"] = proto::typed::new_uuid_v4();
+    if (!m.contains("timestamp")) m["timestamp"] = proto::typed::utc_now();
+    if (!m.contains("source_agent")) m["source_agent"] = agent.state.value("identity", Json::object());
+    if (!m.contains("target_agent")) {
+      const std::string to = step.value("to", std::string("broker"));
+      if (to == "broker") {
+        m["target_agent"] = broker(t);
+      } else {
+        auto it = env.agents.find(to);
+        if (it == env.agents.end()) return unexpected("\"to\": the case declares no agent named " + to);
+        m["target_agent"] = it->second.state.value("identity", Json::object());
+      }
+    }
+    if (!m.contains("message_type")) m["message_type"] = "request";
+    if (step.contains("contract_id")) {
+      if (!m.contains("payload") || !m["payload"].is_object()) m["payload"] = Json::object();
+      m["payload"]["contract_id"] = step["contract_id"];
+    }
+    const std::string kind = step.value("token", std::string("valid"));
+    if (!m.contains("security")) m["security"] = {{"encryption", "none"}};
+    if (m["security"].is_object() && !m["security"].contains("auth_token") && kind != "none") {
+      std::string aud = step.value("audience", std::string());
+      if (aud.empty()) {
+        const Json* id = m["target_agent"].is_object() && m["target_agent"].contains("agent_id") ? &m["target_agent"]["agent_id"] : nullptr;
+        aud = id != nullptr && id->is_string() ? id->get<std::string>() : std::string("unknown-agent");
+      }
+      const std::string sub = step.value("subject", agent.id);
+      const Json caps = step.contains("capabilities") ? step["capabilities"] : capabilities_for(m, t);
+      auto token = make_token(kind, sub, aud, caps, step, agent, env);
+      if (!token) return unexpected(token.error());
+      // The token goes first in the security object, as in the spec's examples.
+      Json security = {{"auth_token", *token}};
+      for (const auto& [k, v] : m["security"].items()) security[k] = v;
+      m["security"] = std::move(security);
+    }
+    return apply_edits(std::move(m), step, env.vars);
+  }
+
+  Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const override {
+    if (action == "agents") return http_json(env, "GET", env.target.path("agents"), {}, "");
+    if (action == "token") {
+      Json body = params;
+      if (!env.target.setting("api_key").empty() && !body.contains(api_key_member(env.target))) {
+        body[api_key_member(env.target)] = env.target.setting("api_key");
+      }
+      return http_json(env, "POST", env.target.path("token"), {}, body.dump(), /*any_status=*/true);
+    }
+    if (action == "jwt") return inspect_jwt(params, env);
+    return Driver::trigger(action, params, env);
+  }
+
+ private:
+  static Json broker(const TargetConfig& t) {
+    return {{"agent_id", t.setting("broker_agent_id", "protocol-broker-agent")},
+            {"domain", t.setting("broker_domain", "a_domain")},
+            {"version", t.setting("broker_version", "1.0.0")}};
+  }
+
+  static std::string api_key_member(const TargetConfig& t) { return t.setting("api_key_member", "api_key"); }
+
+  static Json capabilities_for(const Json& m, const TargetConfig& t) {
+    std::string intent = m.value("intent", Json()).is_string() ? m["intent"].get<std::string>() : std::string();
+    if (intent == "initiate_handshake" && m.contains("payload") && m["payload"].is_object()) {
+      const Json& p = m["payload"];
+      intent = p.value("requested_intent", Json()).is_string() ? p["requested_intent"].get<std::string>() : std::string();
+    }
+    Json map = t.settings.value("capabilities", Json::object());
+    if (map.empty()) {
+      map[variable(t, "intent").get<std::string>()] = variable(t, "intent.caps");
+      map[variable(t, "pii.intent").get<std::string>()] = variable(t, "pii.caps");
+    }
+    return map.value(intent, Json::array());
+  }
+
+  // A token from the auth service, cached per agent, subject, audience and capabilities.
+  static Expected<std::string, std::string> service_token(const std::string& sub, const std::string& aud, const Json& caps,
+                                                          AgentSession& agent, CaseEnv& env) {
+    const std::string key = sub + "\n" + aud + "\n" + caps.dump();
+    if (auto it = agent.state["tokens"].find(key); it != agent.state["tokens"].end()) return it->get<std::string>();
+    Json body = {{"agent_id", sub}, {"target_agent_id", aud}, {"requested_capabilities", caps}};
+    if (!env.target.setting("api_key").empty()) body[api_key_member(env.target)] = env.target.setting("api_key");
+    if (sub == agent.id && agent.props.contains("domain")) body["domain"] = agent.props["domain"];
+    auto r = http_json(env, "POST", env.target.path("token"), {}, body.dump());
+    if (!r) return unexpected("the auth service gave no token for sub " + sub + ", aud " + aud + ": " + r.error());
+    if (!r->is_object() || !r->contains("token") || !(*r)["token"].is_string()) {
+      return unexpected("the auth service answered without a token: " + r->dump());
+    }
+    const std::string token = (*r)["token"].get<std::string>();
+    agent.state["tokens"][key] = token;
+    return token;
+  }
+
+  static Expected<std::string, std::string> forge(Json claims, const TargetConfig& t) {
+    const std::string secret = t.setting("jwt_secret");
+    if (secret.empty()) return unexpected("forging a token needs settings.jwt_secret (the auth service's HS256 key)");
+    auto key = jwt::Key::hmac(secret);
+    if (!key) return unexpected("settings.jwt_secret: " + key.error().describe());
+    auto token = jwt::issue(claims, *key);
+    if (!token) return unexpected(token.error().describe());
+    return *token;
+  }
+
+  Expected<std::string, std::string> make_token(const std::string& kind, const std::string& sub, const std::string& aud, const Json& caps,
+                                                const Json& step, AgentSession& agent, CaseEnv& env) const {
+    const TargetConfig& t = env.target;
+    const std::int64_t now = now_s();
+    Json claims = {{"sub", sub},
+                   {"iss", t.setting("issuer", "a_domain-auth-service")},
+                   {"aud", aud},
+                   {"exp", now + 3600},
+                   {"iat", now},
+                   {"capabilities", caps},
+                   {"domain", agent.state.value("/identity/domain"_json_pointer, t.setting("agent_domain", "a_domain"))}};
+    auto with_overrides = [&](Json c) {
+      if (auto o = step.find("claims"); o != step.end() && o->is_object()) {
+        for (const auto& [k, v] : o->items()) {
+          if (v.is_null()) c.erase(k);  // null removes a claim
+          else c[k] = v;
+        }
+      }
+      return c;
+    };
+    Expected<std::string, std::string> out = unexpected(std::string("unknown token kind \"") + kind + "\"");
+    const bool claims_given = step.contains("claims") && step["claims"].is_object();
+    if (kind == "valid" && !claims_given) out = service_token(sub, aud, caps, agent, env);
+    else if (kind == "valid") out = forge(with_overrides(claims), t);
+    else if (kind == "missing-capability") out = service_token(sub, aud, Json::array(), agent, env);
+    else if (kind == "wrong-audience") out = service_token(sub, "elsewhere-" + aud, caps, agent, env);
+    else if (kind == "wrong-subject") out = service_token("impostor-" + sub, aud, caps, agent, env);
+    else if (kind == "bad-signature" && step.value("key", std::string()) != "other") {
+      auto good = service_token(sub, aud, caps, agent, env);
+      if (!good) return good;
+      const auto d1 = good->find('.'), d2 = good->rfind('.');
+      auto c = d1 == std::string::npos || d2 == d1 ? std::nullopt : decode_segment(std::string_view(*good).substr(d1 + 1, d2 - d1 - 1));
+      if (!c || !c->is_object()) return unexpected("the auth service's token is not a JWT: cannot tamper with it");
+      Json tampered = *c;
+      Json granted = tampered.value("capabilities", Json::array());
+      if (!granted.is_array()) granted = Json::array();
+      granted.push_back("admin:everything");
+      tampered["capabilities"] = granted;
+      out = good->substr(0, d1) + "." + segment(tampered) + good->substr(d2);
+    } else if (kind == "wrong-key" || kind == "bad-signature") {
+      auto key = jwt::Key::hmac(kWrongKey);
+      if (!key) return unexpected(key.error().describe());
+      auto token = jwt::issue(with_overrides(claims), *key);
+      if (!token) return unexpected(token.error().describe());
+      out = *token;
+    } else if (kind == "alg-none") {
+      out = segment(Json{{"alg", "none"}, {"typ", "JWT"}}) + "." + segment(with_overrides(claims)) + ".";
+    } else if (kind == "garbage") {
+      out = std::string("agentconform-this-is-not-a-jwt");
+    } else if (kind == "expired") {
+      claims["iat"] = now - 7200;
+      claims["exp"] = now - 3600;
+      out = forge(with_overrides(claims), t);
+    } else if (kind == "wrong-issuer") {
+      claims["iss"] = "agentconform-rogue-issuer";
+      out = forge(with_overrides(claims), t);
+    } else if (kind == "not-yet-valid") {
+      claims["iat"] = now + 3600;
+      claims["exp"] = now + 7200;
+      out = forge(with_overrides(claims), t);
+    }
+    if (out) env.transcript.redact(*out, "jwt");
+    return out;
+  }
+
+  // Polls the presence view until the broker lists `id` online (bounded by the step timeout).
+  static void wait_online(const std::string& id, CaseEnv& env) {
+    const auto until = std::chrono::steady_clock::now() + env.step_timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      auto r = env.http("GET", env.target.path("agents"), {}, "", "presence");
+      if (r && r->status == 200) {
+        if (auto j = json::parse_strict(r->body); j && j->is_object()) {
+          for (const auto& a : j->value("agents", Json::array())) {
+            if (a.is_object() && a.value("agent_id", Json()) == id && a.value("online", false)) return;
+          }
+        }
+      } else {
+        return;  // no presence view: nothing to wait for
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+
+  static Expected<Json, std::string> inspect_jwt(const Json& params, CaseEnv& env) {
+    if (!params.contains("token") || !params["token"].is_string()) return unexpected("jwt: params.token must be a string");
+    const std::string token = params["token"].get<std::string>();
+    const auto d1 = token.find('.'), d2 = token.rfind('.');
+    if (d1 == std::string::npos || d2 == d1) return unexpected("not a JWT (fewer than three segments)");
+    auto header = decode_segment(std::string_view(token).substr(0, d1));
+    auto claims = decode_segment(std::string_view(token).substr(d1 + 1, d2 - d1 - 1));
+    if (!header || !claims || !header->is_object() || !claims->is_object()) return unexpected("the JWT's header or claims are not JSON objects");
+    Json out = {{"header", *header}, {"claims", *claims}, {"signature_valid", nullptr}, {"lifetime_s", nullptr}, {"expires_at_matches", nullptr}};
+    if (const std::string secret = env.target.setting("jwt_secret"); !secret.empty()) {
+      if (auto key = jwt::Key::hmac(secret)) {
+        auto v = jwt::verify(token, *key, {});
+        out["signature_valid"] = v.has_value() || (v.error().code != jwt::Errc::bad_signature && v.error().code != jwt::Errc::alg_none &&
+                                                  v.error().code != jwt::Errc::alg_not_allowed && v.error().code != jwt::Errc::malformed &&
+                                                  v.error().code != jwt::Errc::bad_base64 && v.error().code != jwt::Errc::bad_header &&
+                                                  v.error().code != jwt::Errc::alg_unsupported);
+      }
+    }
+    const Json& c = *claims;
+    if (c.contains("exp") && c.contains("iat") && c["exp"].is_number_integer() && c["iat"].is_number_integer()) {
+      out["lifetime_s"] = c["exp"].get<std::int64_t>() - c["iat"].get<std::int64_t>();
+      if (params.contains("expires_at") && params["expires_at"].is_string()) {
+        const std::time_t exp = static_cast<std::time_t>(c["exp"].get<std::int64_t>());
+        std::tm tm{};
+        gmtime_r(&exp, &tm);
+        char buf[32];
+        std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+        // expires_at may carry fractional seconds or an explicit +00:00 offset.
+        const std::string at = params["expires_at"].get<std::string>();
+        out["expires_at_matches"] = at.rfind(buf, 0) == 0 && (at.size() == 19 || at[19] == 'Z' || at[19] == '.' || at.substr(19) == "+00:00");
+      }
+    }
+    return out;
+  }
 };
+
 }  // namespace
+
 const Driver& a2acp_driver() {
-  static const PlaceholderDriver d;
+  static const A2acpDriver d;
   return d;
 }
+
 }  // namespace ac::engine

@@ -31,6 +31,9 @@
 //   ${slow.action}, ${slow.params}, ${slow.timeout}  an action that takes longer than
 //                                          slow.timeout ms (settings.slow_action / slow_params /
 //                                          slow_timeout_ms; default sleep {"ms": 800}, 100)
+//   ${oversize_text}                       a string of max_message_bytes + 1 characters 'x'
+//                                          (settings.max_message_bytes; the embedded lobby's
+//                                          limit; defined only in cases that mention it)
 //   ${failing.action}                      an action that fails with INTERNAL_ERROR
 //                                          (settings.failing_action; default fail; feature
 //                                          agentprotocol.failing-action)
@@ -40,6 +43,11 @@
 //            the Ed25519 signature checked against from.agentId (signature.hpp); with
 //            allow_unsigned an unsigned message counts as valid (signing is a SHOULD)
 //   validate params {"message": ${m}} -> {"valid", "error"}: the message against schemas/agentprotocol
+//   sign     params {"agent": "a", "message": template, "form": "unsorted-keys" | "whitespace",
+//            "remove"/"patch" as in a send step} -> the template filled as a send step fills it,
+//            signed by a's own key but over another serialization than the canonical one
+//            (members in reverse key order / indented JSON), so the signature must not verify;
+//            capture it ("capture": {"m": ""}) and send it with "fill": false
 //
 // Filling a message template (send steps): protocol, id (fresh UUID), timestamp (now), from
 // {agentId, name, capabilities}, to {agentId: ${peer.id}, broadcast: false}, payload ({};
@@ -110,6 +118,27 @@ Expected<crypto::Ed25519PrivateKey, std::string> key_of(const AgentSession& agen
   return std::move(*key);
 }
 
+// A serialization that is not the canonical form: members in reverse key order, compact. A
+// signature over it must not verify (the signature base sorts keys).
+std::string reverse_order_dump(const Json& j) {
+  if (j.is_object()) {
+    std::string out = "{";
+    bool first = true;
+    for (auto it = j.crbegin(); it != j.crend(); ++it) {
+      if (!first) out += ",";
+      first = false;
+      out += Json(it.key()).dump() + ":" + reverse_order_dump(it.value());
+    }
+    return out + "}";
+  }
+  if (j.is_array()) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < j.size(); ++i) out += (i ? "," : "") + reverse_order_dump(j[i]);
+    return out + "]";
+  }
+  return j.dump();
+}
+
 // A step's remove/patch split in two: edits of the signature apply after signing.
 std::pair<Json, Json> split_edits(const Json& step) {
   Json before = Json::object(), after = Json::object();
@@ -178,6 +207,7 @@ class AgentProtocolDriver final : public Driver {
       }
     }
     if (auto dir = s.find("exchange_dir"); dir != s.end() && dir->is_string()) t.directory = dir->get<std::string>();
+    t.settings["max_message_bytes"] = static_cast<std::int64_t>(lobby.config().max_message_bytes);
   }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
@@ -206,6 +236,11 @@ class AgentProtocolDriver final : public Driver {
     env.vars.set("action_params", t.settings.value("action_params", Json{{"text", "agentconform"}}));
     env.vars.set("action_capability", t.settings.value("action_capability", Json("agentconform:echo")));
     env.vars.set("failing.action", t.settings.value("failing_action", Json("fail")));
+    if (!env.vars.has("oversize_text") && env.kase.steps.dump().find("${oversize_text}") != std::string::npos) {
+      const auto it = t.settings.find("max_message_bytes");
+      const std::int64_t limit = it != t.settings.end() && it->is_number_integer() ? it->get<std::int64_t>() : 1024 * 1024;
+      env.vars.set("oversize_text", std::string(static_cast<std::size_t>(std::max<std::int64_t>(limit, 0)) + 1, 'x'));
+    }
     env.vars.set("slow.action", t.settings.value("slow_action", Json("sleep")));
     env.vars.set("slow.params", t.settings.value("slow_params", Json{{"ms", 800}}));
     env.vars.set("slow.timeout", t.settings.value("slow_timeout_ms", Json(100)));
@@ -310,11 +345,14 @@ class AgentProtocolDriver final : public Driver {
   }
 
   Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const override {
-    const Json message = params.value("message", Json());
+    // Params come from a case: read them without value(), which throws on other types.
+    const auto message_it = params.find("message");
+    const Json message = message_it != params.end() ? *message_it : Json();
     if (action == "verify") {
       const bool is_signed = message.is_object() && message.contains("signature");
       Json out = {{"signed", is_signed}};
-      if (!is_signed && params.value("allow_unsigned", false)) {
+      const auto allow = params.find("allow_unsigned");
+      if (!is_signed && allow != params.end() && allow->is_boolean() && allow->get<bool>()) {
         out["valid"] = true;
         out["reason"] = "unsigned (allowed)";
       } else {
@@ -324,6 +362,31 @@ class AgentProtocolDriver final : public Driver {
       }
       env.transcript.note("verify: " + out.dump());
       return out;
+    }
+    if (action == "sign") {
+      auto text = [&](const char* k, const char* fallback) {
+        const auto it = params.find(k);
+        return it != params.end() && it->is_string() ? it->get<std::string>() : std::string(fallback);
+      };
+      const std::string name = text("agent", "");
+      auto agent = env.agents.find(name);
+      if (agent == env.agents.end()) return unexpected("sign: the case declares no agent named '" + name + "'");
+      const std::string form = text("form", "unsorted-keys");
+      if (form != "unsorted-keys" && form != "whitespace") return unexpected("sign: unknown form " + form);
+      Json edits = {{"sign", "none"}};
+      for (const char* k : {"remove", "patch"}) {
+        if (params.contains(k)) edits[k] = params[k];
+      }
+      auto filled = fill(message.is_null() ? Json::object() : message, agent->second, edits, env);
+      if (!filled) return filled;
+      auto key = key_of(agent->second, "seed");
+      if (!key) return unexpected(key.error());
+      const std::string base = form == "whitespace" ? filled->dump(2) : reverse_order_dump(*filled);
+      auto sig = key->sign(base);
+      if (!sig) return unexpected("cannot sign: " + sig.error().describe());
+      (*filled)["signature"] = crypto::base64_encode(*sig);
+      env.transcript.note("signed over a non-canonical form (" + form + "): " + base.substr(0, 512));
+      return filled;
     }
     if (action == "validate") {
       auto m = ap::from_json(message);

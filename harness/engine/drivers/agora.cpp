@@ -17,12 +17,18 @@
 //                      answer was sent (default 0; the reference binds before it answers)
 //   max_frame_bytes    the relay's frame size limit (default 1048576)
 // Connect overrides: "agent_id" registers under that id instead of the agent's own; "auth":
-// "none" connects without any agent id (no query parameter, no register frame); "query",
-// "headers", "path" as for every driver.
+// "none" connects without any agent id (no query parameter, no register frame; Agora has no
+// credentials, so the other auth values connect normally); "query", "headers", "path" as for
+// every driver.
 // Variables: ${a.id}; ${oversize_text}: a string of max_frame_bytes + 1 characters 'x' (defined
 // only in cases that mention it, to keep other cases light).
 // Triggers: none (the spec gives a relay no API; everything is observed on the WebSocket).
+// Client-under-test mode (agentconform serve --protocol agora): the scripted relay listens at
+// /agora/ws; the agent under test connects there (any query) and the case judges the frames it
+// sends. The spec gives a relay no way to make an agent send, so the client (or the shim started
+// with --command) sends what AGENTCONFORM_CASE asks for, as each agent case's description says.
 #include <deque>
+#include <mutex>
 #include <thread>
 
 #include "harness/engine/drivers/common.hpp"
@@ -93,6 +99,7 @@ class AgoraDriver final : public Driver {
   }
 
   std::set<std::string> reference_features() const override { return {"agora.streaming", "agora.error-frames"}; }
+  std::vector<std::string> hub_ws_paths() const override { return {"/agora/ws"}; }
 
   void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
     const auto& section = lobby.config().section("agora");

@@ -2,8 +2,11 @@
 // the fields every hello needs (protocolVersion, agentId, botUserId, tag, ready, guildIds,
 // poolId) unless the case gives or removes them. Triggers use the reference's admin API
 // (feature chopsticks.admin-api): "request" sends a req through POST /chopsticks/request and
-// returns {status, body}; "agents" returns GET /chopsticks/agents; "agent" returns the record of
+// returns {status, body} (after waiting, bounded, until the agent is listed: see below); "agents" returns GET /chopsticks/agents; "agent" returns the record of
 // params.agentId (failing when it is not live).
+#include <chrono>
+#include <thread>
+
 #include "harness/engine/drivers/common.hpp"
 #include "reference/core/config.hpp"
 
@@ -60,7 +63,29 @@ class ChopsticksDriver final : public Driver {
       }
       return unexpected("no live agent " + params.value("agentId", Json()).dump());
     }
-    if (action == "request") return http_json(env, "POST", env.target.path("request"), {}, params.dump(), /*any_status=*/true);
+    if (action == "request") {
+      // A hello has no acknowledgement, so a case cannot know when the controller has
+      // registered the agent it just greeted. Before asking for a req, wait (bounded by
+      // settings.agent_listed_wait_ms, default 1000) until GET agents lists the agent; if it
+      // never does, the request is sent anyway and the controller's answer is what the case sees.
+      const Json& st = env.target.settings;
+      const auto limit = std::chrono::milliseconds(
+          st.contains("agent_listed_wait_ms") && st["agent_listed_wait_ms"].is_number_unsigned()
+              ? st["agent_listed_wait_ms"].get<std::int64_t>()
+              : 1000);
+      const auto until = std::chrono::steady_clock::now() + limit;
+      const Json wanted = params.is_object() && params.contains("agentId") ? params["agentId"] : Json();
+      while (wanted.is_string() && std::chrono::steady_clock::now() < until) {
+        auto all = http_json(env, "GET", env.target.path("agents"), {}, "");
+        if (!all) break;
+        const Json agents = all->is_object() && all->contains("agents") ? (*all)["agents"] : Json::array();
+        bool listed = false;
+        for (const auto& a : agents) listed = listed || (a.is_object() && a.contains("agentId") && a["agentId"] == wanted);
+        if (listed) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      return http_json(env, "POST", env.target.path("request"), {}, params.dump(), /*any_status=*/true);
+    }
     return Driver::trigger(action, params, env);
   }
 };

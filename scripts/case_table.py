@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Prints the README's table of conformance cases per protocol x suite (Markdown), counted from
+suites/<protocol>/<suite>.json, so the table is regenerated rather than maintained by hand:
+    python3 scripts/case_table.py
+"""
+import glob
+import json
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROTOCOLS = ["alp", "agora", "agentprotocol", "a2acp", "chopsticks"]
+SUITES = ["lifecycle", "handshake", "contract-negotiation", "streaming", "version-rejection", "error-codes"]
+
+
+def main():
+    counts = {}
+    for path in glob.glob(os.path.join(ROOT, "suites", "*", "*.json")):
+        protocol = os.path.basename(os.path.dirname(path))
+        suite = os.path.splitext(os.path.basename(path))[0]
+        if suite == "requirements":
+            continue
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        for case in doc.get("cases", []):
+            key = (protocol, suite, "agent" if case.get("role") == "agent" else "server")
+            counts[key] = counts.get(key, 0) + 1
+    print("| protocol | " + " | ".join(SUITES) + " | total |")
+    print("|---|" + "---:|" * (len(SUITES) + 1))
+    grand = 0
+    for p in PROTOCOLS:
+        cells, total = [], 0
+        for s in SUITES:
+            server, agent = counts.get((p, s, "server"), 0), counts.get((p, s, "agent"), 0)
+            total += server + agent
+            if server + agent == 0:
+                cells.append("–")
+            else:
+                cells.append(str(server) + (f" + {agent} client" if agent else ""))
+        grand += total
+        print(f"| {p} | " + " | ".join(cells) + f" | {total} |")
+    print(f"| **all** | " + " | ".join([""] * len(SUITES)) + f" | **{grand}** |")
+
+
+if __name__ == "__main__":
+    main()

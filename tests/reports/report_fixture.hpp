@@ -1,0 +1,202 @@
+// Hand-built result sets for the report tests: every verdict, unicode, hostile strings a target
+// could send (markup, script, XML breakers, control characters, invalid UTF-8) and a huge
+// transcript. Serialized with the engine's own to_json and the real requirement catalogue, so
+// the writers are tested on the format `agentconform run` writes.
+#pragma once
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/engine/results.hpp"
+#include "harness/engine/transcript.hpp"
+
+namespace ac::reports::testing {
+
+using engine::CaseResult;
+using engine::RunResult;
+using engine::Verdict;
+
+// What a hostile target puts in its frames.
+inline const std::string kHostileScript = "<script>document.title='pwned'</script>";
+inline const std::string kHostileImg = "<img id=\"pwned\" src=x onerror=\"document.body.dataset.pwned=1\">";
+inline const std::string kHostileXml = "]]></system-out></testcase><testcase name=\"injected\"/>&amp;\x01\x02";
+inline const std::string kUnicode = "h\xC3\xA9llo \xE4\xB8\x96\xE7\x95\x8C \xF0\x9F\x98\x80";  // héllo 世界 😀
+
+inline const engine::RequirementCatalog& catalog() {
+  static const engine::RequirementCatalog c = [] {
+    auto r = engine::RequirementCatalog::load(std::filesystem::path(AC_SOURCE_DIR) / "suites");
+    if (!r) throw std::runtime_error(r.error());
+    return std::move(*r);
+  }();
+  return c;
+}
+
+inline CaseResult make_case(std::string id, std::string protocol, std::string suite, Verdict v, std::string level = "MUST",
+                            std::vector<std::string> requirements = {}) {
+  CaseResult c;
+  c.id = std::move(id);
+  c.title = "title of " + c.id;
+  c.protocol = std::move(protocol);
+  c.suite = std::move(suite);
+  c.file = "suites/" + c.protocol + "/" + c.suite + ".json";
+  c.role = "lobby";
+  c.level = std::move(level);
+  c.requirements = std::move(requirements);
+  c.verdict = v;
+  c.reason = v == Verdict::pass ? "" : "reason of " + c.id;
+  c.duration_ms = 12.5;
+  c.started_at = "2025-01-31T12:00:00Z";
+  engine::Transcript t;
+  t.add("a", "out", "text", "{\"type\":\"hello\"}");
+  t.add("a", "in", "text", "{\"type\":\"welcome\"}");
+  t.add("a", "in", "close", "bye", 1008);
+  t.note("a harness note");
+  c.transcript = t.to_json();
+  return c;
+}
+
+// One case per verdict (chopsticks), a hostile FAIL, an ERROR and a case of another protocol.
+inline RunResult every_verdict() {
+  RunResult r;
+  r.started_at = "2025-01-31T12:00:00Z";
+  r.finished_at = "2025-01-31T12:00:05Z";
+  r.duration_ms = 5000;
+  r.seed = 42;
+  r.target = {{"kind", "embedded"}, {"url", "http://127.0.0.1:1234"}, {"faults", Json::array()}};
+  r.options = {{"jobs", 2}, {"timeout_scale", 1.0}};
+  r.cases.push_back(make_case("CHOP-VER-001", "chopsticks", "version-rejection", Verdict::pass, "MUST",
+                              {"CHOP-versioning-accept-compatible"}));
+  CaseResult fail = make_case("CHOP-VER-002", "chopsticks", "version-rejection", Verdict::fail, "MUST",
+                              {"CHOP-versioning-reject-incompatible"});
+  fail.reason = "expected close 1008, got " + kHostileScript;
+  fail.failed_step = engine::FailedStep{3, "3", Json{{"expect", "close"}, {"code", 1008}}, "the target " + kHostileImg,
+                                        "close 1008", "close 1000 " + kHostileXml};
+  {
+    engine::Transcript t;
+    t.add("a", "out", "text", "{\"type\":\"hello\"}");
+    t.add("a", "in", "text", kHostileScript + kHostileImg + kHostileXml + kUnicode);
+    t.add("a", "in", "binary", std::string("\xFF\xFE raw \x80", 8));  // not UTF-8
+    t.add("a", "in", "close", "", 1000);
+    fail.transcript = t.to_json();
+  }
+  r.cases.push_back(std::move(fail));
+  r.cases.push_back(make_case("CHOP-VER-003", "chopsticks", "version-rejection", Verdict::warn, "SHOULD"));
+  r.cases.push_back(make_case("CHOP-HS-001", "chopsticks", "handshake", Verdict::not_applicable, "MAY"));
+  r.cases.push_back(make_case("CHOP-HS-002", "chopsticks", "handshake", Verdict::error));
+  r.cases.push_back(make_case("ALP-LC-001", "alp", "lifecycle", Verdict::pass));
+  return r;
+}
+
+// As `run` writes it: with the steps of the cases (here only the failing one's).
+inline Json every_verdict_doc() {
+  Json doc = engine::to_json(every_verdict(), catalog());
+  doc["cases"][1]["description"] = "a hello without protocolVersion must be refused";
+  doc["cases"][1]["steps"] = Json::array({Json{{"connect", "agent"}}, Json{{"send", "agent"}, {"message", {{"type", "hello"}}}},
+                                          Json{{"expect", "agent"}, {"close", 1008}, {"note", kHostileScript}}});
+  return doc;
+}
+
+// A FAIL whose transcript holds `entries` entries of `bytes` bytes each (as if from a file that
+// was not bounded by the engine).
+inline Json huge_transcript_doc(std::size_t entries, std::size_t bytes) {
+  RunResult r = every_verdict();
+  Json t = Json::array();
+  for (std::size_t i = 0; i < entries; ++i) {
+    t.push_back({{"t_ms", static_cast<double>(i)}, {"channel", "a"}, {"direction", i % 2 ? "in" : "out"}, {"kind", "text"},
+                 {"data", std::string(bytes, static_cast<char>('a' + i % 26))}});
+  }
+  r.cases[1].transcript = t;
+  return engine::to_json(r, catalog());
+}
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline void spit(const std::filesystem::path& p, const std::string& bytes) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+// A fresh directory under /tmp, removed at the end of the test.
+class TempDir {
+ public:
+  TempDir() {
+    char tmpl[] = "/tmp/ac-reports-test-XXXXXX";
+    if (::mkdtemp(tmpl) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+struct Process {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+// Runs argv[0] with arguments, output captured through files in `dir`; nothing through a shell.
+// `asan_options` is appended to the child's ASAN_OPTIONS.
+inline Process run_process(const std::vector<std::string>& argv, const std::filesystem::path& dir,
+                           const std::string& asan_options = "") {
+  const auto out_path = dir / ".stdout", err_path = dir / ".stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (in < 0 || out < 0 || err < 0) ::_exit(126);
+    ::dup2(in, 0);
+    ::dup2(out, 1);
+    ::dup2(err, 2);
+    if (!asan_options.empty()) {
+      const char* current = std::getenv("ASAN_OPTIONS");
+      const std::string merged = (current && *current ? std::string(current) + ":" : std::string()) + asan_options;
+      ::setenv("ASAN_OPTIONS", merged.c_str(), 1);
+    }
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    ::execvp(args[0], args.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Process p;
+  p.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  p.out = slurp(out_path);
+  p.err = slurp(err_path);
+  return p;
+}
+
+inline bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::stringstream s(path ? path : "/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(s, dir, ':')) {
+    if (!dir.empty() && ::access((std::filesystem::path(dir) / program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace ac::reports::testing
