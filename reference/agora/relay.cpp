@@ -283,6 +283,15 @@ void Relay::chunk_or_end(Conn& sender, const Message& msg, Family family, bool e
     const auto* chunk = msg.get<pa::SendChunk>();
     const std::string& text = chunk ? chunk->chunk : msg.get<pa::ReplyChunk>()->chunk;
     if (text.empty() && settings_.faults.chunks_drop_empty) return;
+    if (text.empty() && settings_.faults.planted_empty_chunk_elsewhere) {
+      // Planted bug (fuzzer proof): the chunk goes to some other live agent instead.
+      for (auto& [id, weak] : registry_) {
+        auto other = weak.lock();
+        if (other && other != target && other.get() != &sender && reachable(*other)) {
+          return deliver_routed(sender, *other, forwarded(sender, msg));
+        }
+      }
+    }
     std::string frame = forwarded(sender, msg);
     if (settings_.faults.chunks_reorder) {  // swaps every pair of chunks
       if (!stream->held) {

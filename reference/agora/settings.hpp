@@ -34,6 +34,7 @@ struct Faults {
   bool error_silent_unknown_recipient = false; // agora.error.silent-unknown-recipient
   bool error_no_stream_id = false;             // agora.error.no-stream-id
   bool frame_close_on_invalid = false;         // agora.frame.close-on-invalid
+  bool planted_empty_chunk_elsewhere = false; // agora.planted.deliver-to-wrong-agent-on-empty-chunk (fuzzer proof)
 };
 
 struct Settings {

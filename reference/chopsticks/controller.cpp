@@ -61,7 +61,11 @@ void Controller::handle_hello(const std::shared_ptr<net::Peer>& peer, const Json
     return reject(peer, "Missing protocolVersion. Controller expects " + *settings_.supported_versions.begin() + ".");
   }
   if (version != msg.end()) {
-    const bool supported = version->is_string() && settings_.supported_versions.count(version->get<std::string>()) != 0;
+    bool supported = version->is_string() && settings_.supported_versions.count(version->get<std::string>()) != 0;
+    if (!supported && settings_.planted_accept_version_prefix && version->is_string()) {
+      // Planted bug (fuzzer proof): a prefix match instead of an exact one.
+      for (const auto& v : settings_.supported_versions) supported = supported || version->get_ref<const std::string&>().starts_with(v);
+    }
     if (!supported && !settings_.accept_any_version) {
       const std::string shown = version->is_string() ? version->get<std::string>() : version->dump();
       return reject(peer, "Incompatible protocol version " + shown + ". Controller expects " +

@@ -31,6 +31,7 @@ struct ControllerSettings {
   bool allow_takeover = false;
   bool answer_missing_agent_id = false;
   bool accept_resp_from_anyone = false;
+  bool planted_accept_version_prefix = false;  // planted bug for the fuzzer (kind "planted-bug")
 };
 
 // The outcome of an RPC, delivered to the caller of request().
