@@ -88,7 +88,8 @@ bool pump(std::vector<std::unique_ptr<Pair>>& pairs, std::int64_t per_pair) {
         while (sent < per_pair && !p->failed) {
           while (sent - p->delivered.load(std::memory_order_relaxed) > kWindow) {
             if (Clock::now() > deadline || p->failed) return;
-            std::this_thread::yield();
+            // Sleep, not yield: on two cores a spinning sender steals the lobby's CPU.
+            std::this_thread::sleep_for(std::chrono::microseconds(100));
           }
           const std::int64_t n = std::min(kBatch, per_pair - sent);
           const std::size_t frame_bytes = p->batch_bytes.size() / kBatch;

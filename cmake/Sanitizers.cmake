@@ -6,7 +6,10 @@ if(AC_SANITIZE)
 endif()
 
 # The fuzz preset instruments every library for coverage; only fuzz targets link the fuzzer main.
-if(AC_BUILD_FUZZERS)
+# An OSS-Fuzz / ClusterFuzzLite build (.clusterfuzzlite/build.sh) brings its own sanitizer and
+# coverage flags in CXXFLAGS and the fuzzer main in LIB_FUZZING_ENGINE: AC_FUZZ_EXTERNAL_FLAGS.
+option(AC_FUZZ_EXTERNAL_FLAGS "Fuzzing: take sanitizer flags from CXXFLAGS and the engine from AC_FUZZING_ENGINE" OFF)
+if(AC_BUILD_FUZZERS AND NOT AC_FUZZ_EXTERNAL_FLAGS)
   add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "harness/crypto/base64.hpp"
+#include "reports/html_parts.hpp"
 #include "reports/report.hpp"
 #include "reports/text.hpp"
 
@@ -103,7 +104,10 @@ void write_meta(std::ostringstream& out, const RunView& run) {
     out << "</span>";
   }
   out << "<span>seed " << run.seed << "</span><span>started " << h(run.started_at) << "</span><span>duration "
-      << h(format_ms(run.duration_ms)) << "</span><span>" << run.cases.size() << " cases</span></p>\n";
+      << h(format_ms(run.duration_ms)) << "</span>";
+  if (!run.fuzz_only()) out << "<span>" << run.cases.size() << " cases</span>";
+  if (run.has_fuzz()) out << "<span>" << run.findings.size() << (run.findings.size() == 1 ? " fuzz finding" : " fuzz findings") << "</span>";
+  out << "</p>\n";
 }
 
 void write_gate(std::ostringstream& out, const RunView& run, std::size_t source) {
@@ -198,20 +202,9 @@ void write_matrix(std::ostringstream& out, const RunView& run, std::size_t sourc
   out << "</table>\n</details>\n";
 }
 
-void write_transcript(std::ostringstream& out, const CaseView& c, const Limits& limits, std::size_t& budget) {
-  const bool failing_case = c.verdict != "PASS" && c.verdict != "NOT_APPLICABLE";
-  const std::size_t entries = c.transcript ? c.transcript->size() : 0;
-  out << "<h4>Transcript (" << entries << " entries)</h4>\n";
-  if (entries == 0) {
-    out << "<p class=\"meta\">empty</p>\n";
-    return;
-  }
-  if (!failing_case && budget == 0) {
-    out << "<p class=\"truncated\">transcript omitted: the report's size budget for passing cases is spent (the complete "
-           "transcript is in the JSON results file)</p>\n";
-    return;
-  }
-  const BoundedTranscript t = bound_transcript(c.transcript, limits);
+}  // namespace
+
+std::size_t html::write_transcript_table(std::ostringstream& out, const BoundedTranscript& t) {
   out << "<p class=\"legend meta\"><span class=\"out\">&#8594; harness to target</span><span class=\"in\">&#8592; target to "
          "harness</span><span class=\"note\">&#183; harness note</span></p>\n"
          "<table class=\"transcript\"><colgroup><col class=\"t\"><col class=\"ch\"><col class=\"dir\"><col class=\"kind\">"
@@ -230,6 +223,25 @@ void write_transcript(std::ostringstream& out, const CaseView& c, const Limits& 
   }
   out << "</table>\n";
   if (!t.note.empty()) out << "<p class=\"truncated\">" << h(t.note) << "</p>\n";
+  return bytes;
+}
+
+namespace {
+
+void write_transcript(std::ostringstream& out, const CaseView& c, const Limits& limits, std::size_t& budget) {
+  const bool failing_case = c.verdict != "PASS" && c.verdict != "NOT_APPLICABLE";
+  const std::size_t entries = c.transcript ? c.transcript->size() : 0;
+  out << "<h4>Transcript (" << entries << " entries)</h4>\n";
+  if (entries == 0) {
+    out << "<p class=\"meta\">empty</p>\n";
+    return;
+  }
+  if (!failing_case && budget == 0) {
+    out << "<p class=\"truncated\">transcript omitted: the report's size budget for passing cases is spent (the complete "
+           "transcript is in the JSON results file)</p>\n";
+    return;
+  }
+  const std::size_t bytes = html::write_transcript_table(out, bound_transcript(c.transcript, limits));
   if (!failing_case) budget = bytes >= budget ? 0 : budget - bytes;
 }
 
@@ -381,11 +393,15 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
       suites.insert(c.suite);
       counts[c.verdict]++;
     }
+    // Findings take part in the protocol filter too.
+    for (const auto& f : v->findings) {
+      if (!f.protocol.empty()) protocols.insert(f.protocol);
+    }
   }
 
   std::ostringstream header;
   if (views.size() == 1) {
-    header << "<h1>agentconform conformance report</h1>\n";
+    header << (views.front()->fuzz_only() ? "<h1>agentconform fuzzing report</h1>\n" : "<h1>agentconform conformance report</h1>\n");
     write_meta(header, *views.front());
     write_gate(header, *views.front(), 0);
   } else {
@@ -417,12 +433,16 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
       body << "<h2>" << h(sources[i].label) << "</h2>\n";
       write_gate(body, run, i);
     }
-    write_summary(body, run);
-    body << "<h3>Cases</h3>\n";
-    if (run.cases.empty()) body << "<p class=\"meta\">no case ran</p>\n";
-    const auto tags = gate_tags(run);
-    for (const auto& c : run.cases) write_case(body, c, run, i, limits, tags, budget);
-    write_matrix(body, run, i);
+    // A fuzzing run without conformance cases shows its findings only (no empty case tables).
+    if (!run.fuzz_only()) write_summary(body, run);
+    html::write_fuzz(body, run, i, limits);
+    if (!run.fuzz_only()) {
+      body << "<h3>Cases</h3>\n";
+      if (run.cases.empty()) body << "<p class=\"meta\">no case ran</p>\n";
+      const auto tags = gate_tags(run);
+      for (const auto& c : run.cases) write_case(body, c, run, i, limits, tags, budget);
+      write_matrix(body, run, i);
+    }
     body << "</section>\n";
   }
 

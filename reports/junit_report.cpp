@@ -7,33 +7,56 @@
 //   NOT_APPLICABLE -> <skipped message=reason>
 //   WARN           -> passes, but "WARN: reason" (and the evidence) in <system-out>, and a
 //                     suite <property name="warn:CASE-ID" value=reason> so it is visible without failing
+// Fuzz findings follow as PROTOCOL.fuzz suites (junit_fuzz.cpp).
 #include <iomanip>
 #include <map>
 #include <sstream>
 
 #include "harness/schema/schema_store.hpp"
+#include "reports/junit_parts.hpp"
 #include "reports/report.hpp"
 #include "reports/text.hpp"
 
 namespace ac::reports {
-namespace {
 
-std::string seconds(double ms) {
+std::string junit::seconds(double ms) {
   std::ostringstream s;
   s << std::fixed << std::setprecision(3) << (ms < 0 ? 0 : ms / 1000.0);
   return s.str();
 }
 
-std::string attr(std::string_view s) { return xml_escape(s, /*attribute=*/true); }
-std::string text(std::string_view s) { return xml_escape(s, /*attribute=*/false); }
+std::string junit::attr(std::string_view s) { return xml_escape(s, /*attribute=*/true); }
+std::string junit::text(std::string_view s) { return xml_escape(s, /*attribute=*/false); }
 
-std::string one_line(std::string_view s, std::size_t max = 1024) {
+std::string junit::one_line(std::string_view s, std::size_t max) {
   std::string out = truncate_utf8(s, max);
   for (char& c : out) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   }
   return out;
 }
+
+std::string junit::transcript_text(const std::string& of, const Json* transcript, const Limits& limits) {
+  const BoundedTranscript t = bound_transcript(transcript, limits);
+  std::ostringstream out;
+  out << "transcript of " << of << " (" << t.total_entries << " entries)\n";
+  for (const auto& e : t.entries) {
+    const char* arrow = e.direction == "out" ? "->" : e.direction == "in" ? "<-" : "--";
+    out << "[" << std::fixed << std::setprecision(1) << std::setw(8) << e.t_ms << " ms] " << arrow << " " << e.channel << " "
+        << e.kind;
+    if (e.code) out << " " << *e.code;
+    if (e.truncated) out << " (truncated by the harness)";
+    if (e.invalid_utf8) out << " (invalid UTF-8 replaced)";
+    if (!e.data.empty()) out << ": " << e.data;
+    out << "\n";
+  }
+  if (!t.note.empty()) out << "[" << t.note << "]\n";
+  return out.str();
+}
+
+namespace {
+
+using namespace junit;
 
 // The evidence of a FAIL/ERROR/WARN: requirements with their quoted sentences and the failing step.
 std::string evidence(const CaseView& c, const RunView& run, const Limits& limits) {
@@ -60,24 +83,6 @@ std::string evidence(const CaseView& c, const RunView& run, const Limits& limits
   return out.str();
 }
 
-std::string transcript_text(const CaseView& c, const Limits& limits) {
-  const BoundedTranscript t = bound_transcript(c.transcript, limits);
-  std::ostringstream out;
-  out << "transcript of " << c.id << " (" << t.total_entries << " entries)\n";
-  for (const auto& e : t.entries) {
-    const char* arrow = e.direction == "out" ? "->" : e.direction == "in" ? "<-" : "--";
-    out << "[" << std::fixed << std::setprecision(1) << std::setw(8) << e.t_ms << " ms] " << arrow << " " << e.channel << " "
-        << e.kind;
-    if (e.code) out << " " << *e.code;
-    if (e.truncated) out << " (truncated by the harness)";
-    if (e.invalid_utf8) out << " (invalid UTF-8 replaced)";
-    if (!e.data.empty()) out << ": " << e.data;
-    out << "\n";
-  }
-  if (!t.note.empty()) out << "[" << t.note << "]\n";
-  return out.str();
-}
-
 }  // namespace
 
 std::string render_junit(const Json& doc, const Limits& limits) {
@@ -91,10 +96,6 @@ std::string render_junit(const Json& doc, const Limits& limits) {
     if (fresh) order.push_back(key);
     it->second.push_back(&c);
   }
-  struct Counts {
-    int tests = 0, failures = 0, errors = 0, skipped = 0;
-    double ms = 0;
-  };
   auto count = [](const std::vector<const CaseView*>& cases) {
     Counts n;
     for (const auto* c : cases) {
@@ -115,6 +116,14 @@ std::string render_junit(const Json& doc, const Limits& limits) {
     total.errors += n.errors;
     total.skipped += n.skipped;
   }
+  // The fuzz suites come after the conformance ones; written first to know their counts.
+  int fuzz_id = static_cast<int>(order.size());
+  std::ostringstream fuzz;
+  const Counts f = write_fuzz_suites(fuzz, *run, fuzz_id, limits);
+  total.tests += f.tests;
+  total.failures += f.failures;
+  total.errors += f.errors;
+  total.skipped += f.skipped;
 
   const bool timestamp_ok = schema::is_date_time(run->started_at);
   std::ostringstream out;
@@ -168,11 +177,12 @@ std::string render_junit(const Json& doc, const Limits& limits) {
       }
       out << "      <system-out>";
       if (c->verdict == "WARN") out << text(evidence(*c, *run, limits)) << "\n";
-      out << text(transcript_text(*c, limits)) << "</system-out>\n";
+      out << text(transcript_text(c->id, c->transcript, limits)) << "</system-out>\n";
       out << "    </testcase>\n";
     }
     out << "  </testsuite>\n";
   }
+  out << fuzz.str();
   out << "</testsuites>\n";
   return out.str();
 }

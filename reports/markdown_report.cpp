@@ -1,6 +1,7 @@
 // The Markdown summary, for $GITHUB_STEP_SUMMARY and pull-request comments: the gate outcome,
 // conformance per protocol, the MUST requirements that failed (with links to their cases in the
-// HTML report) and the regressions against the baseline. Compact: every list is capped.
+// HTML report) and the regressions against the baseline; for a fuzzing run, its figures and a
+// table of findings with their replay commands. Compact: every list is capped.
 #include <map>
 #include <set>
 #include <sstream>
@@ -17,12 +18,59 @@ std::string link(const MarkdownOptions& o, const std::string& id) {
   return "[" + md_escape(id) + "](" + o.html_link + "#case-" + anchor(id) + ")";
 }
 
+// A command as inline code when that is safe: a code span shows backslash escapes literally, so a
+// command holding a backtick, a pipe (which would split the table cell) or a control character is
+// written as escaped text instead.
+std::string md_code(const std::string& s) {
+  bool plain = !s.empty() && valid_utf8(s) == s && s.front() != ' ' && s.back() != ' ';
+  for (unsigned char c : s) plain &= c != '`' && c != '|' && c >= 0x20 && c != 0x7F;
+  return plain ? "`" + s + "`" : md_escape(s);
+}
+
+void write_protocols(std::ostringstream& out, const RunView& run) {
+  out << "| protocol | spec | conformant | PASS | FAIL | WARN | N/A | ERROR | requirements covered |\n"
+         "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& p : run.protocols) {
+    auto n = [&p](const char* v) { return p.counts.count(v) ? p.counts.at(v) : 0; };
+    out << "| " << md_escape(p.name) << " | " << md_escape(p.spec) << (p.spec_version.empty() ? "" : " " + md_escape(p.spec_version))
+        << " | " << (p.conformant ? "yes" : "**no**") << " | " << n("PASS") << " | " << n("FAIL") << " | " << n("WARN") << " | "
+        << n("NOT_APPLICABLE") << " | " << n("ERROR") << " | ";
+    if (p.requirements >= 0) out << p.requirements_covered << "/" << p.requirements;
+    out << " |\n";
+  }
+  out << "\n";
+}
+
+void write_fuzz(std::ostringstream& out, const RunView& run, const MarkdownOptions& o) {
+  if (!run.has_fuzz()) return;
+  out << "### Fuzzing (" << run.findings.size() << (run.findings.size() == 1 ? " finding" : " findings") << ")\n\n";
+  if (run.fuzz) out << md_escape(fuzz_figures(*run.fuzz)) << "\n\n";
+  if (run.findings.size() < run.findings_total) {
+    out << run.findings_total - run.findings.size() << " entries of the findings array are not objects and are not shown.\n\n";
+  }
+  if (run.findings.empty()) {
+    out << "No finding.\n\n";
+    return;
+  }
+  out << "| finding | protocol | oracle | signature | replay |\n|---|---|---|---|---|\n";
+  std::size_t shown = 0;
+  for (const auto& f : run.findings) {
+    if (shown++ == o.max_items) break;
+    const std::string label = md_escape(truncate_utf8(f.label(), 200));
+    out << "| " << (o.html_link.empty() ? label : "[" + label + "](" + o.html_link + "#" + f.anchor_id() + ")") << " | "
+        << md_escape(truncate_utf8(f.protocol, 100)) << " | " << md_escape(truncate_utf8(f.oracle, 100)) << " | "
+        << md_escape(truncate_utf8(f.signature, 300)) << " | " << md_code(truncate_utf8(f.replay, 500)) << " |\n";
+  }
+  if (run.findings.size() > o.max_items) out << "\n- … and " << run.findings.size() - o.max_items << " more (see the HTML report)\n";
+  out << "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const Json& doc, const MarkdownOptions& o) {
   const auto run = view_of(doc);
   std::ostringstream out;
-  out << "## agentconform conformance report\n\n";
+  out << (run->fuzz_only() ? "## agentconform fuzzing report\n\n" : "## agentconform conformance report\n\n");
   if (run->gate) {
     long long code = 0;
     if (auto it = run->gate->find("exit_code"); it != run->gate->end() && it->is_number_integer()) code = it->get<long long>();
@@ -35,20 +83,13 @@ std::string render_markdown(const Json& doc, const MarkdownOptions& o) {
     for (const auto& f : run->faults) out << " " << md_escape(f);
     out << ")";
   }
-  out << " · seed " << run->seed << " · " << run->cases.size() << " cases · " << md_escape(format_ms(run->duration_ms))
-      << " · agentconform " << md_escape(run->tool_version) << "\n\n";
+  out << " · seed " << run->seed;
+  if (!run->fuzz_only()) out << " · " << run->cases.size() << " cases";
+  out << " · " << md_escape(format_ms(run->duration_ms)) << " · agentconform " << md_escape(run->tool_version) << "\n\n";
 
-  out << "| protocol | spec | conformant | PASS | FAIL | WARN | N/A | ERROR | requirements covered |\n"
-         "|---|---|---|---:|---:|---:|---:|---:|---:|\n";
-  for (const auto& p : run->protocols) {
-    auto n = [&p](const char* v) { return p.counts.count(v) ? p.counts.at(v) : 0; };
-    out << "| " << md_escape(p.name) << " | " << md_escape(p.spec) << (p.spec_version.empty() ? "" : " " + md_escape(p.spec_version))
-        << " | " << (p.conformant ? "yes" : "**no**") << " | " << n("PASS") << " | " << n("FAIL") << " | " << n("WARN") << " | "
-        << n("NOT_APPLICABLE") << " | " << n("ERROR") << " | ";
-    if (p.requirements >= 0) out << p.requirements_covered << "/" << p.requirements;
-    out << " |\n";
-  }
-  out << "\n";
+  // A fuzzing run without conformance cases has no protocol table (it would be empty).
+  if (!run->fuzz_only()) write_protocols(out, *run);
+  write_fuzz(out, *run, o);
 
   // Failed MUST requirements: from the roll-up when present, otherwise from the cases.
   std::map<std::string, std::set<std::string>> failed_musts;  // requirement -> failing cases

@@ -23,8 +23,6 @@ double num(const Json& j, const char* key) {
   return std::isfinite(d) ? d : 0;
 }
 
-namespace {
-
 std::vector<std::string> strings(const Json& j, const char* key) {
   std::vector<std::string> out;
   if (!j.is_object()) return out;
@@ -35,6 +33,8 @@ std::vector<std::string> strings(const Json& j, const char* key) {
   }
   return out;
 }
+
+namespace {
 
 bool flag(const Json& j, const char* key) {
   auto it = j.find(key);
@@ -137,6 +137,7 @@ std::unique_ptr<RunView> view_of(const Json& doc) {
     }
     v->protocols.push_back(std::move(p));
   }
+  read_fuzz_members(doc, *v);
   return v;
 }
 

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ struct Limits {
   std::size_t failure_text_bytes = 8 * 1024;        // expected / actual / message of a failure
   std::size_t report_transcript_bytes = 32u << 20;  // HTML: all transcripts of PASS cases together
                                                     // (failing cases always keep theirs)
+  std::size_t findings = 200;                       // fuzz findings shown with their steps and transcript
+                                                    // (HTML, JUnit); the rest are listed by name only
 };
 
 struct FailedStepView {
@@ -75,6 +78,49 @@ struct ProtocolView {
   bool conformant = true;  // no MUST case failed, no ERROR
 };
 
+// The `fuzz` member of a fuzzing run (agentconform fuzz): its figures. Absent members stay empty.
+struct FuzzView {
+  std::string protocol, target_kind, target_url;
+  std::vector<std::string> families, faults;
+  std::optional<std::uint64_t> seed, sessions, frames;
+  std::optional<double> seconds, frames_per_second;
+};
+
+// One entry of the `findings` array: what an oracle saw, and the minimized session reproducing it.
+struct FindingView {
+  std::size_t number = 0;  // 1-based position in the document's findings array
+  std::string id, protocol, oracle, signature, detail, reproducer_file, replay;
+  std::optional<std::uint64_t> seed, iteration, original_steps;
+  std::vector<std::string> mutations;
+  const Json* steps = nullptr;       // into the document; null when absent or not an array
+  const Json* transcript = nullptr;  // into the document; null when absent or not an array
+  std::string label() const;         // the id, or "finding N" when the document gives none
+  std::string anchor_id() const;     // "finding-..." (see text.hpp anchor())
+};
+
+// The oracles the fuzzer knows; reports style others as "other" but show them all the same.
+bool known_oracle(const std::string& oracle);
+
+// One step of a finding's session, for a table: connection, action, and its payload as labelled
+// parts ("data", "base64", "decoded", "frame 2 (opcode 0, fin true, rsv 0)", unknown members as
+// JSON). Every part is already cut to the limits; `cut` marks the ones that were.
+struct StepPart {
+  std::string label, text;
+  bool cut = false;
+};
+struct FuzzStepView {
+  std::string conn, action;
+  std::vector<StepPart> parts;
+};
+struct BoundedSteps {
+  std::vector<FuzzStepView> steps;
+  std::size_t total_steps = 0;
+  std::string note;  // "" when nothing was left out
+};
+// Limits reused from transcripts: entry_bytes per part, case_transcript_bytes for all the parts
+// of one finding, case_entries steps.
+BoundedSteps bound_fuzz_steps(const Json* steps, const Limits& limits);
+
 struct RunView {
   std::string tool_version, started_at, finished_at, target_kind, target_url;
   std::vector<std::string> faults;
@@ -85,15 +131,30 @@ struct RunView {
   std::vector<ProtocolView> protocols;  // sorted by name; computed from the cases
   std::map<std::string, const RequirementView*> requirement_by_id;
   const Json* gate = nullptr;  // the "gate" member when present
+  std::optional<FuzzView> fuzz;          // the "fuzz" member when it is an object
+  std::vector<FindingView> findings;     // the object entries of "findings"
+  std::size_t findings_total = 0;        // entries of "findings", objects or not
+  // Whether the document comes from the fuzzer: a fuzz member, or findings (the engine writes an
+  // empty findings array for every conformance run, which does not count).
+  bool has_fuzz() const { return fuzz.has_value() || findings_total > 0; }
+  // No conformance case ran: the reports show the fuzzing part only.
+  bool fuzz_only() const { return cases.empty() && has_fuzz(); }
 };
 
 // The view keeps pointers into `doc`; doc must outlive it. Not copyable (pointers into itself).
 std::unique_ptr<RunView> view_of(const Json& doc);
+// The fuzz and findings members of doc into v (part of view_of; fuzz_model.cpp).
+void read_fuzz_members(const Json& doc, RunView& v);
 
 BoundedTranscript bound_transcript(const Json* transcript, const Limits& limits);
 
 std::string str(const Json& j, const char* key);
 double num(const Json& j, const char* key);
 std::string format_ms(double ms);  // "12 ms", "1.25 s"
+std::optional<std::uint64_t> uint_member(const Json& j, const char* key);  // a non-negative integer member
+std::vector<std::string> strings(const Json& j, const char* key);        // the string items of an array member
+// The fuzz figures as one line: "agora, seed 1: 300 sessions, 4210 frames in 12.50 s (337 frames/s),
+// families field, structure". Not escaped (each writer escapes for its format).
+std::string fuzz_figures(const FuzzView& f);
 
 }  // namespace ac::reports

@@ -1,6 +1,6 @@
 // The report writers (issue 5): JSON, JUnit XML, self-contained HTML and Markdown, rendered from
 // results documents (agentconform-results/1, optionally with the "gate" member that
-// baseline.hpp computes). Writers return text; write_reports() puts the files in a directory.
+// baseline.hpp computes, and with the fuzzer's "fuzz" figures and "findings", issue 6). Writers return text; write_reports() puts the files in a directory.
 #pragma once
 
 #include <filesystem>
@@ -42,6 +42,11 @@ struct MarkdownOptions {
   std::size_t max_items = 50;             // per list; the rest is counted
 };
 std::string render_markdown(const Json& doc, const MarkdownOptions& options = {});
+
+// For a terminal, after a fuzzing run: the fuzz figures, then one line per finding (id, oracle,
+// protocol, signature, replay command), at most max_items of them; "" when the document carries
+// neither a fuzz member nor findings. Safe to print (terminal_safe).
+std::string render_fuzz_text(const Json& doc, std::size_t max_items = 50);
 
 // Writes the selected formats into dir (created if needed). Returns the files written.
 // The gate, when given, is embedded in the documents first (so every format shows it).

@@ -3,7 +3,9 @@
 #   1. set-up (installs missing Debian packages; idempotent),
 #   2. g++ build with ASan+UBSan and every test: unit, property (RapidCheck), CLI,
 #      integration (reference lobby, harness suites, kill matrix, reports),
-#   3. clang-19 build of the libFuzzer targets and a bounded fuzz smoke of each (ASan+UBSan).
+#   3. clang-19 build of the libFuzzer targets the way ClusterFuzzLite / OSS-Fuzz builds them
+#      (.clusterfuzzlite/build.sh with the OSS-Fuzz variables, ASan+UBSan) and a bounded fuzz
+#      smoke of every binary from its $OUT (seed corpus zip, dict, options, shipped data).
 # .ci/run calls this script verbatim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +17,16 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan
 ctest --preset asan
 
-echo "== libFuzzer build and fuzz smoke"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz
-ctest --preset fuzz
+echo "== libFuzzer build (.clusterfuzzlite/build.sh, OSS-Fuzz variables) and fuzz smoke"
+# One clang build: build.sh drives CMake in $WORK with the fuzz preset's options and fills $OUT
+# as ClusterFuzzLite expects; the smoke then runs every binary from $OUT. (`cmake --preset fuzz`
+# + `ctest --preset fuzz` remain the developer's way, with the same targets and smoke.)
+cfl=$PWD/build-fuzz-cfl
+mkdir -p "$cfl/src" "$cfl/work" "$cfl/out"
+(
+  export CC=clang-19 CXX=clang++-19
+  export CFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
+  export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$cfl/src WORK=$cfl/work OUT=$cfl/out
+  .clusterfuzzlite/build.sh
+  fuzz/smoke_out.sh "$OUT" 20 6
+)

@@ -48,6 +48,7 @@ class RawWs {
   int fd_ = -1;
   std::string buffer_;
   std::size_t start_ = 0;  // first unconsumed byte of buffer_
+  std::size_t end_ = 0;    // end of the received bytes in buffer_
 };
 
 // Resident set size of this process in bytes (/proc/self/statm).

@@ -1,7 +1,7 @@
 // libFuzzer target fuzz_strict_json: arbitrary bytes into ac::json::parse_strict.
 // Properties (abort() on violation, so libFuzzer records the input):
 //   - a rejection carries a known rule, an offset inside the input (or at its end), a non-empty
-//     message and a pointer that is valid UTF-8;
+//     message and a pointer, both valid UTF-8;
 //   - an accepted value dumps (nlohmann) to text that parse_strict accepts again as the same
 //     value, and canonicalizes: a value the strict reader accepts always has an RFC 8785 form,
 //     which is itself accepted and canonical (canonicalizing it gives the same bytes).
@@ -34,6 +34,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(rule_name(e.rule) != std::string_view());
     Utf8Problem p{};
     check(!find_encoding_problem(e.pointer, p, /*nul_is_error=*/false));
+    // The message is text too: callers put it into JSON answers (a quoted half UTF-8 sequence
+    // made the reference hubs' error bodies unwritable, found by the fuzz_hub_* targets).
+    check(!find_encoding_problem(e.message, p, /*nul_is_error=*/false));
     check(!e.describe().empty());
     return 0;
   }

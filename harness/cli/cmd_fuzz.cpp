@@ -1,79 +1,89 @@
-// agentconform fuzz --protocol P [--target URL] [--iterations N | --duration S] [--seed N]
-//                   [--out DIR] [--lobby-fault NAME]...
-// agentconform fuzz --replay FILE [--target URL] [--lobby-fault NAME]...
-// The live protocol fuzzer (harness/fuzz/, docs/fuzzing.md). Without --target the reference lobby
-// is started in this process (a crash of the target is a crash of the fuzzer for now).
+// agentconform fuzz --protocol P [--target URL [--config target.json]] [--duration S | --iterations N]
+//                   [--seed N] [--jobs N] [--out DIR] [--families LIST] [--max-findings N]
+//                   [--no-minimize] [--lobby-fault NAME]... [--probe-timeout MS] [--report LIST]
+// agentconform fuzz --replay FILE [--target URL [--config target.json]] [--lobby-fault NAME]...
+// agentconform fuzz --serve --protocol P --listen ADDR [--command CMD] [--duration S] [--seed N]
+// The live protocol fuzzer (harness/fuzz/, docs/fuzzing.md). Without --target the reference
+// lobby runs as a child process (a crash or hang of it is a finding, and it is restarted).
 // Exit codes: 0 no finding (replay: no longer trips), 1 findings (replay: still trips),
-// 2 usage error, 3 target unreachable or harness error.
+// 2 usage or configuration error, 3 target unreachable or harness error.
+#include <unistd.h>
+
+#include <csignal>
+#include <iomanip>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/engine/results.hpp"
 #include "harness/fuzz/fuzz.hpp"
-#include "harness/net/client.hpp"
-#include "reference/lobby/lobby.hpp"
+#include "harness/fuzz/hostile_hub.hpp"
+#include "harness/fuzz/target.hpp"
+#include "harness/protocols/typed/stamp.hpp"
+#include "reports/report.hpp"
 
 namespace ac::cli {
 namespace {
 
+std::atomic<bool> g_stop{false};
+extern "C" void on_interrupt(int) { g_stop = true; }
+
 struct FuzzCli {
   std::string protocol;
   std::string target;
+  std::string config;
   std::uint64_t iterations = 0;
   double duration_s = 0;
   std::uint64_t seed = 0;
   bool seed_given = false;
+  std::size_t jobs = 1;
   std::string out_dir = "agentconform-fuzz";
   std::vector<std::string> lobby_faults;
   std::string replay;
   bool no_minimize = false;
+  std::size_t max_findings = 0;
+  std::string families = "all";
+  int probe_timeout_ms = 5000;
+  std::string report = "json,junit,html,md";
+  bool serve = false;
+  std::string listen = "127.0.0.1:0";
+  std::string command;
 };
 
-// http(s)://host:port or ws(s)://host:port -> both bases.
-std::optional<fuzz::Target> parse_target(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  fuzz::Target t;
-  if (url.starts_with("http://") || url.starts_with("https://")) {
-    t.http_base = url;
-    t.ws_base = "ws" + url.substr(4);
-  } else if (url.starts_with("ws://") || url.starts_with("wss://")) {
-    t.ws_base = url;
-    t.http_base = "http" + url.substr(2);
-  } else {
-    return std::nullopt;
+// What a target sent, fit for a terminal: control bytes (escape sequences) as \xNN; newlines and
+// tabs stay.
+std::string printable(const std::string& s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char ch : s) {
+    if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f) {
+      out += "\\x";
+      out += kHex[ch >> 4];
+      out += kHex[ch & 15];
+    } else {
+      out += static_cast<char>(ch);
+    }
   }
-  return t;
+  return out;
 }
 
-struct StartedTarget {
-  fuzz::Target target;
-  fuzz::Json description;
-  std::unique_ptr<ref::Lobby> lobby;
-};
+std::filesystem::path self_executable() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path("agentconform") : exe;
+}
 
-// --target, or the embedded lobby with the given faults.
-int start_target(const std::string& url, const std::vector<std::string>& faults, StartedTarget& out) {
-  if (!url.empty()) {
-    auto t = parse_target(url);
-    if (!t) {
-      std::cerr << "fuzz: --target must be an http(s):// or ws(s):// URL\n";
-      return 2;
-    }
-    out.target = *t;
-    out.description = {{"kind", "url"}, {"url", url}};
-    return 0;
-  }
-  ref::LobbyConfig config;
-  for (const auto& f : faults) config.faults.insert(f);
-  auto lobby = ref::Lobby::start(config);
-  if (!lobby) {
-    std::cerr << "fuzz: cannot start the embedded reference lobby: " << lobby.error() << "\n";
-    return lobby.error().find("unknown fault") != std::string::npos ? 2 : 3;
-  }
-  out.lobby = std::move(*lobby);
-  out.target = {out.lobby->http_url(), out.lobby->ws_url()};
-  out.description = {{"kind", "embedded"}, {"url", out.lobby->http_url()}, {"faults", faults}};
-  return 0;
+Expected<fuzz::FuzzTarget, fuzz::TargetError> open(const FuzzCli& o, fuzz::Protocol protocol, const std::vector<std::string>& faults) {
+  fuzz::TargetRequest r;
+  r.protocol = protocol;
+  r.url = o.target;
+  r.config_file = o.config;
+  r.faults = faults;
+  r.executable = self_executable();
+  r.work_dir = std::filesystem::path(o.out_dir) / "lobby";
+  r.probe_timeout = std::chrono::milliseconds(std::max(100, o.probe_timeout_ms));
+  return fuzz::open_target(r);
 }
 
 int replay(const FuzzCli& o) {
@@ -83,36 +93,75 @@ int replay(const FuzzCli& o) {
     return 2;
   }
   std::vector<std::string> faults = o.lobby_faults;
-  if (faults.empty() && o.target.empty() && r->target.value("kind", "") == "embedded") {
-    const auto recorded = r->target.value("faults", fuzz::Json::array());
-    if (recorded.is_array()) {
-      for (const auto& f : recorded) {
-        if (f.is_string()) faults.push_back(f.get<std::string>());
-      }
+  if (faults.empty() && o.target.empty() && fuzz::string_at(r->target, {"kind"}) == "embedded") {
+    const auto recorded = fuzz::at_path(r->target, {"faults"});
+    for (const auto& f : recorded.is_array() ? recorded : fuzz::Json::array()) {
+      if (f.is_string()) faults.push_back(f.get<std::string>());
     }
   }
-  StartedTarget started;
-  if (int rc = start_target(o.target, faults, started); rc != 0) return rc;
-  net::Runtime runtime(1);
-  fuzz::Executor executor(runtime, started.target, r->protocol);
-  auto trip = executor.run(r->steps);
-  if (started.lobby) started.lobby->stop();
-  std::cout << "replay of " << o.replay << " (" << r->steps.size() << " steps, " << fuzz::protocol_name(r->protocol)
-            << ", target " << started.description.dump() << ")\n";
+  auto target = open(o, r->protocol, faults);
+  if (!target) {
+    std::cerr << "fuzz: " << target.error().message << "\n";
+    return target.error().exit_code;
+  }
+  fuzz::ExecOptions exec;
+  exec.record_transcript = true;
+  fuzz::Executor executor(target->view, r->protocol, exec);
+  fuzz::Judge judge(executor, target->process.get());
+  auto trip = judge.run(r->steps);
+  std::cout << "replay of " << o.replay << " (" << r->steps.size() << " steps, " << fuzz::protocol_name(r->protocol) << ", target "
+            << target->description.dump() << ")\n";
+  for (const auto& e : executor.transcript()) {
+    std::cout << "  " << std::fixed << std::setprecision(1) << std::setw(8) << e.value("t_ms", 0.0) << " ms  " << std::setw(2)
+              << e.value("channel", "") << " " << (e.value("direction", "") == "out" ? ">>" : e.value("direction", "") == "in" ? "<<" : "..")
+              << " " << e.value("kind", "") << (e.contains("code") ? " " + std::to_string(e["code"].get<long long>()) : "") << "  "
+              << printable(fuzz::shorten(e.value("data", ""), 300)) << "\n";
+  }
+  if (target->process) target->process->stop();
   if (!trip) {
     std::cout << "does not trip any more (recorded: [" << r->oracle << "] " << r->signature << ")\n";
     return 0;
   }
   const bool same = trip->oracle == r->oracle && trip->signature == r->signature;
-  std::cout << (same ? "still trips: [" : "trips differently: [") << trip->oracle << "] " << trip->signature << "\n  "
-            << trip->detail << "\n";
+  std::cout << (same ? "still trips: [" : "trips differently: [") << trip->oracle << "] " << printable(trip->signature) << "\n  "
+            << printable(trip->detail) << "\n";
   return 1;
+}
+
+// The results document (agentconform-results/1) of a fuzzing run, for the report writers.
+fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzReport& report, const std::string& started) {
+  engine::RunResult r;
+  r.started_at = started;
+  r.finished_at = proto::typed::utc_now();
+  r.duration_ms = report.seconds * 1000;
+  r.seed = options.seed;
+  r.target = options.target_description;
+  r.options = {{"command", "fuzz"}, {"protocol", fuzz::protocol_name(options.protocol)}, {"jobs", options.jobs},
+               {"families", fuzz::families_text(options.families)}, {"iterations", options.iterations},
+               {"duration_s", options.duration_s}};
+  for (std::size_t i = 0; i < report.findings.size(); ++i) r.findings.push_back(fuzz::finding_json(options, report.findings[i], i + 1));
+  r.fuzz = {{"protocol", fuzz::protocol_name(options.protocol)},
+                 {"seed", options.seed},
+                 {"sessions", report.sessions},
+                 {"frames", report.frames},
+                 {"seconds", report.seconds},
+                 {"frames_per_second", static_cast<double>(report.frames) / std::max(report.seconds, 1e-9)},
+                 {"harness_errors", report.harness_errors},
+                 {"families", fuzz::Json::array()},
+                 {"target", options.target_description}};
+  const std::string families = fuzz::families_text(options.families);
+  for (std::size_t at = 0; at < families.size();) {
+    const auto comma = std::min(families.find(',', at), families.size());
+    r.fuzz["families"].push_back(families.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return engine::to_json(r, engine::RequirementCatalog{});
 }
 
 int run_fuzz_command(const FuzzCli& o) {
   if (!o.replay.empty()) return replay(o);
   if (o.protocol.empty()) {
-    std::cerr << "fuzz: --protocol is required (chopsticks or agora)\n";
+    std::cerr << "fuzz: --protocol is required (alp, agora, agentprotocol, a2acp, chopsticks)\n";
     return 2;
   }
   auto protocol = fuzz::parse_protocol(o.protocol);
@@ -120,49 +169,126 @@ int run_fuzz_command(const FuzzCli& o) {
     std::cerr << "fuzz: " << protocol.error() << "\n";
     return 2;
   }
-  StartedTarget started;
-  if (int rc = start_target(o.target, o.lobby_faults, started); rc != 0) return rc;
+  auto families = fuzz::parse_families(o.families);
+  if (!families) {
+    std::cerr << "fuzz: --families: " << families.error() << "\n";
+    return 2;
+  }
+  auto formats = reports::parse_formats(o.report);
+  if (!formats) {
+    std::cerr << "fuzz: --report: " << formats.error() << "\n";
+    return 2;
+  }
+  const std::uint64_t seed = o.seed_given ? o.seed : (static_cast<std::uint64_t>(std::random_device{}()) << 32) ^ std::random_device{}();
+  if (o.serve) {
+    fuzz::HostileHubOptions h;
+    h.protocol = *protocol;
+    h.listen = o.listen;
+    h.command = o.command;
+    h.seed = seed;
+    h.duration_s = o.duration_s > 0 ? o.duration_s : 30;
+    h.log = [](const std::string& line) { std::cout << "fuzz --serve: " << line << std::endl; };
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+    h.stop = &g_stop;
+    return fuzz::run_hostile_hub(h);
+  }
+  auto target = open(o, *protocol, o.lobby_faults);
+  if (!target) {
+    std::cerr << "fuzz: " << target.error().message << "\n";
+    return target.error().exit_code;
+  }
+  // The target must answer the known-good probe before any finding can mean something.
+  {
+    fuzz::Executor first(target->view, *protocol);
+    if (auto trip = first.probe()) {
+      std::cerr << "fuzz: the target does not answer the liveness probe: [" << trip->oracle << "] " << trip->signature << ": "
+                << printable(trip->detail) << "\n";
+      return 3;
+    }
+  }
   fuzz::FuzzOptions options;
   options.protocol = *protocol;
-  options.target = started.target;
-  options.target_description = started.description;
-  options.seed = o.seed_given ? o.seed : std::random_device{}() * 4294967296ull + std::random_device{}();
+  options.target = target->view;
+  options.process = target->process.get();
+  options.target_description = target->description;
+  options.seed = seed;
   options.iterations = o.iterations;
   options.duration_s = o.duration_s;
   if (options.iterations == 0 && options.duration_s <= 0) options.iterations = 500;
+  options.jobs = std::max<std::size_t>(1, o.jobs);
   options.out_dir = o.out_dir;
   options.minimize = !o.no_minimize;
-  options.progress = [](const std::string& line) { std::cout << "fuzz: " << line << std::endl; };
-  std::cout << "fuzz: protocol " << o.protocol << ", target " << started.description.dump() << ", seed " << options.seed
-            << " (replay the sequence with --seed " << options.seed << ")" << std::endl;
-  net::Runtime runtime(1);
-  const auto report = fuzz::run_fuzz(runtime, options);
-  if (started.lobby) started.lobby->stop();
-  std::cout << "fuzz: " << report.sessions << " sessions, " << report.frames << " frames in " << report.seconds << " s ("
-            << static_cast<std::uint64_t>(static_cast<double>(report.frames) / std::max(report.seconds, 1e-9)) << " frames/s, "
-            << static_cast<std::uint64_t>(static_cast<double>(report.sessions) / std::max(report.seconds, 1e-9))
-            << " sessions/s), " << report.findings.size() << " finding(s)\n";
-  for (const auto& f : report.findings) {
-    std::cout << "  [" << f.trip.oracle << "] " << f.trip.signature << "\n    " << f.trip.detail << "\n    session "
-              << f.iteration << ", " << f.original.size() << " -> " << f.minimized.size() << " steps";
-    if (!f.file.empty()) std::cout << ", reproducer " << f.file.string();
-    std::cout << "\n";
+  options.max_findings = o.max_findings;
+  options.families = *families;
+  const bool tty = ::isatty(STDOUT_FILENO) != 0;
+  auto last_line = std::chrono::steady_clock::now();
+  options.progress = [tty, &last_line](const fuzz::Progress& p) {
+    std::ostringstream line;
+    line << "sessions " << p.sessions << ", frames " << p.frames << " ("
+         << static_cast<std::uint64_t>(static_cast<double>(p.frames) / std::max(p.seconds, 1e-9)) << "/s), findings " << p.findings
+         << ", " << static_cast<std::uint64_t>(p.seconds) << " s";
+    if (tty) {
+      std::cout << "\r\033[Kfuzz: " << line.str() << std::flush;  // a live counter line
+    } else if (std::chrono::steady_clock::now() - last_line >= std::chrono::seconds(5)) {
+      last_line = std::chrono::steady_clock::now();
+      std::cout << "fuzz: " << line.str() << std::endl;  // plain periodic lines in CI logs
+    }
+  };
+  options.log = [tty](const std::string& line) { std::cout << (tty ? "\r\033[K" : "") << "fuzz: " << line << std::endl; };
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  options.stop = &g_stop;
+  std::cout << "fuzz: protocol " << o.protocol << ", target " << target->description.dump() << ", families "
+            << fuzz::families_text(options.families) << ", jobs " << options.jobs << ", seed " << seed << " (repeat with --seed " << seed
+            << ")" << std::endl;
+  const std::string started = proto::typed::utc_now();
+  const auto report = fuzz::run_fuzz(options);
+  if (tty) std::cout << "\r\033[K";
+  if (target->process) target->process->stop();
+  std::cout << "fuzz: " << report.sessions << " sessions, " << report.frames << " frames in " << std::fixed << std::setprecision(1)
+            << report.seconds << " s: " << static_cast<std::uint64_t>(static_cast<double>(report.frames) / std::max(report.seconds, 1e-9))
+            << " frames/s, " << static_cast<std::uint64_t>(static_cast<double>(report.sessions) / std::max(report.seconds, 1e-9))
+            << " sessions/s; " << report.findings.size() << " finding(s)\n";
+  // The findings as the report writers escape them (a target's bytes never reach the terminal raw).
+  const fuzz::Json doc = results_document(options, report, started);
+  if (!report.findings.empty()) std::cout << reports::render_fuzz_text(doc);
+  if (!formats->empty()) {
+    auto written = reports::write_reports(o.out_dir, *formats, {{o.protocol + " fuzzing", doc}}, nullptr);
+    if (!written) {
+      std::cerr << "fuzz: cannot write the reports: " << written.error() << "\n";
+      return 3;
+    }
+    for (const auto& f : *written) std::cout << "fuzz: wrote " << f.string() << "\n";
+  }
+  if (report.harness_errors > 0) {
+    std::cout << "fuzz: " << report.harness_errors << " session(s) failed inside the fuzzer itself (see the log above)\n";
+    if (report.findings.empty()) return 3;
   }
   return report.findings.empty() ? 0 : 1;
 }
 
 void add_fuzz(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<FuzzCli>();
-  auto* cmd = app.add_subcommand("fuzz", "Fuzz a live target with mutated protocol sessions (chopsticks, agora)");
-  cmd->add_option("--protocol", o->protocol, "chopsticks | agora");
+  auto* cmd = app.add_subcommand("fuzz", "Fuzz a live target (or, with --serve, a client) with mutated protocol sessions");
+  cmd->add_option("--protocol", o->protocol, "alp | agora | agentprotocol | a2acp | chopsticks");
   cmd->add_option("--target", o->target, "base URL of the target (default: the embedded reference lobby)");
+  cmd->add_option("--config", o->config, "target.json: paths, credentials, settings of a third-party target");
   cmd->add_option("--iterations", o->iterations, "sessions to run (default 500 when no --duration)");
   cmd->add_option("--duration", o->duration_s, "seconds to run");
   auto* seed = cmd->add_option("--seed", o->seed, "seed of the generator (default: random, printed)");
-  cmd->add_option("--out", o->out_dir, "directory for reproducers")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "sessions run in parallel")->capture_default_str();
+  cmd->add_option("--out", o->out_dir, "directory for reproducers and reports")->capture_default_str();
   cmd->add_option("--lobby-fault", o->lobby_faults, "start the embedded lobby with this fault (repeatable)");
   cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it still trips, 0 if not");
+  cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct findings (default: run the budget)");
+  cmd->add_option("--families", o->families, "mutation families: field,structure,framing,timing,auth or all")->capture_default_str();
+  cmd->add_option("--probe-timeout", o->probe_timeout_ms, "ms a live target has to answer a probe or ping")->capture_default_str();
+  cmd->add_option("--report", o->report, "report formats written into --out (json,junit,html,md; none)")->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "keep findings as generated");
+  cmd->add_flag("--serve", o->serve, "play a hostile hub toward a client under test instead");
+  cmd->add_option("--listen", o->listen, "--serve: HOST:PORT to listen on")->capture_default_str();
+  cmd->add_option("--command", o->command, "--serve: start the client under test (its URL in AGENTCONFORM_HUB_URL)");
   cmd->callback([o, seed, &ctx] {
     o->seed_given = seed->count() > 0;
     ctx.exit_code = run_fuzz_command(*o);

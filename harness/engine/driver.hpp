@@ -87,8 +87,9 @@ class Driver {
   virtual std::set<std::string> reference_features() const = 0;
   // Adjusts the embedded lobby's configuration before it starts (agents it must know, keys).
   virtual void configure_embedded(ref::LobbyConfig& config) const { (void)config; }
-  // Fills the target's settings (credentials, ids) from the running embedded lobby.
-  virtual void embedded_settings(const ref::Lobby& lobby, TargetConfig& target) const { (void)lobby; (void)target; }
+  // Fills the target's settings (credentials, ids) from the embedded lobby's configuration
+  // (in this process, or the one a child lobby process was started with).
+  virtual void embedded_settings(const ref::LobbyConfig& config, TargetConfig& target) const { (void)config; (void)target; }
 
   // Prepares an agent (keys, ids, variables such as ${a.id}) before its first step.
   virtual void init_agent(AgentSession& agent, CaseEnv& env) const;

@@ -81,6 +81,7 @@ Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
               {"protocols", Json::object()},
               {"requirements", Json::array()},
               {"findings", r.findings}};
+  if (r.fuzz.is_object()) out["fuzz"] = r.fuzz;
   std::map<std::string, std::vector<std::pair<std::string, Verdict>>> by_requirement;
   std::map<std::string, bool> protocols;
   for (const auto& c : r.cases) {
@@ -151,6 +152,7 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
     r.target = doc.value("target", Json::object());
     r.options = doc.value("options", Json::object());
     r.findings = doc.value("findings", Json::array());
+    if (auto f = doc.find("fuzz"); f != doc.end() && f->is_object()) r.fuzz = *f;
     for (const auto& c : doc.at("cases")) {
       CaseResult k;
       k.id = c.at("id").get<std::string>();

@@ -48,6 +48,7 @@ struct RunResult {
   Json options = Json::object();  // filters, jobs, timeout scale, ...
   std::vector<CaseResult> cases;
   Json findings = Json::array();  // fuzzer findings (agentconform fuzz)
+  Json fuzz;                      // the fuzzing run's figures (agentconform fuzz); null otherwise
 };
 
 Json to_json(const CaseResult& c);

@@ -105,7 +105,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
       t.ws_base = lobby->ws_url();
       d.defaults(t);
       t.features = d.reference_features();
-      d.embedded_settings(*lobby, t);
+      d.embedded_settings(lobby->config(), t);
     }
     result.target = {{"kind", "embedded"}, {"url", lobby->http_url()}, {"faults", o.lobby_faults}};
   } else {
@@ -157,16 +157,26 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
       if (o.quiet) continue;
       std::lock_guard lock(out_mutex);
       const auto& r = results[i];
+      // A failure names what it breaks: each requirement, its level, section and quoted sentence.
+      std::string broken;
+      if (r.verdict == Verdict::fail || r.verdict == Verdict::warn) {
+        for (const auto& id : r.requirements) {
+          if (const Requirement* req = loaded.requirements.find(id)) {
+            broken += "               breaks " + req->id + " (" + req->level + ", " + req->spec + " " + req->section + "): \"" +
+                      req->text + "\"\n";
+          }
+        }
+      }
       if (tty) {
         progress << "\r\033[K[" << n << "/" << plan.cases.size() << "] " << pad(verdict_name(r.verdict), 14) << r.id;
         if (r.verdict == Verdict::fail || r.verdict == Verdict::error || r.verdict == Verdict::warn) {
-          progress << "\n    " << r.title << "\n    " << r.reason << "\n";
+          progress << "\n    " << r.title << "\n    " << r.reason << "\n" << broken;
         }
         progress.flush();
       } else {
         progress << pad(verdict_name(r.verdict), 15) << pad(r.id, 28) << r.title << "\n";
         if (r.verdict == Verdict::fail || r.verdict == Verdict::error || r.verdict == Verdict::warn) {
-          progress << "               " << r.reason << "\n";
+          progress << "               " << r.reason << "\n" << broken;
         }
       }
     }

@@ -1,22 +1,17 @@
-// Runs one session against the target over harness/net's WsClient and judges it:
-//   protocol  - Chopsticks: a hello with a missing or unsupported protocolVersion must draw an
-//               error frame and close 1008 (never acceptance or silence). Agora: every frame to
-//               a recipient that was never connected must draw an error frame.
-//   isolation - Agora: an agent receives forwarded frames only if some other connection of the
-//               session named it, and `from` is always an agent that sent something.
-//   liveness  - after the session, on fresh connections: GET /healthz answers 200, and a known-
-//               good exchange works (Chopsticks: a bad-version hello is still rejected with 1008;
-//               Agora: a send reaches its addressee).
-// Expectations are only drawn from "clean" traffic: a connection stops counting once it sent
-// anything at the framing level that the server may close it for (invalid UTF-8, oversized or
-// raw frames, a close), so the oracles never blame a target for a legitimate close.
-#include <map>
-#include <set>
+// The executor: steps onto the wire, answers collected behind a ping barrier, oracles applied.
+//
+// The barrier: a WebSocket ping on every open connection, twice; a pong comes back only after
+// the target handled every frame sent before the ping (round one), and whatever that handling
+// queued for another connection arrives there before that connection's pong (round two). So
+// "nothing came" is decided without sleeping, and a ping not answered within the probe timeout
+// is itself a hang.
+#include "harness/fuzz/executor.hpp"
+
+#include <random>
 #include <thread>
 
-#include "harness/fuzz/fuzz.hpp"
-#include "harness/json/strict_reader.hpp"
-#include "harness/net/client.hpp"
+#include "harness/protocols/typed/stamp.hpp"
+#include "harness/websocket/frame.hpp"
 
 namespace ac::fuzz {
 namespace {
@@ -24,299 +19,378 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-constexpr std::size_t kCleanLimit = 512 * 1024;  // well under the reference's 1 MiB message limit
+constexpr std::size_t kCleanLimit = 512 * 1024;  // well under the usual 1 MiB message limit
 
-std::string replace_all(std::string s, const std::string& from, const std::string& to) {
-  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
-  return s;
-}
-
-std::string shorten(const std::string& s, std::size_t n = 200) { return s.size() <= n ? s : s.substr(0, n) + "..."; }
-
-std::optional<Json> strict_object(const std::string& text) {
-  json::ReadLimits limits;
-  limits.max_bytes = 1024 * 1024;
-  auto parsed = json::parse_strict(text, limits);
-  if (!parsed || !parsed->is_object()) return std::nullopt;
-  return std::move(*parsed);
-}
-
-std::string type_of(const Json& j) {
-  auto it = j.find("type");
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::optional<Json> lax_object(const net::WsEvent& e) {
-  if (e.kind != ws::Event::Kind::text || e.invalid_utf8) return std::nullopt;
-  Json j = Json::parse(e.data, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return j;
-}
-
-const std::set<std::string> kAgoraSenderTypes = {"send", "send_chunk", "send_end", "reply", "reply_chunk", "reply_end"};
-const std::set<std::string> kAgoraDeliveredTypes = {"message", "message_chunk", "message_end", "reply", "reply_chunk", "reply_end"};
-
-struct Conn {
-  std::shared_ptr<net::WsClient> ws;
-  std::string id;
-  bool clean = true;
-  bool closed = false;             // a close event was seen
-  std::uint16_t close_code = 0;
-  bool expect_reject = false;      // chopsticks: a bad-version hello went out on a clean connection
-  std::string reject_frame;
-  int expected_errors = 0;         // agora: frames to never-connected recipients
-  std::string unknown_frame;
-  std::vector<net::WsEvent> events;
-  std::vector<std::string> sent;   // text sent (for isolation: who named whom)
-
-  int error_frames() const {
-    int n = 0;
-    for (const auto& e : events) {
-      if (auto j = lax_object(e); j && type_of(*j) == "error") ++n;
-    }
-    return n;
+const char* event_kind(ws::Event::Kind k) {
+  switch (k) {
+    case ws::Event::Kind::text: return "text";
+    case ws::Event::Kind::binary: return "binary";
+    case ws::Event::Kind::ping: return "ping";
+    case ws::Event::Kind::pong: return "pong";
+    case ws::Event::Kind::close: return "close";
+    case ws::Event::Kind::violation: return "violation";
   }
-  bool satisfied() const {
-    if (expect_reject && !closed) return false;
-    return expected_errors == 0 || error_frames() >= expected_errors;
-  }
-};
+  return "text";
+}
 
-// Waits for the next event of one type on a probe connection.
-bool wait_for(net::WsClient& ws, const std::function<bool(const net::WsEvent&)>& want, milliseconds budget) {
-  const auto until = Clock::now() + budget;
-  while (Clock::now() < until) {
-    auto e = ws.next(std::chrono::duration_cast<milliseconds>(until - Clock::now()));
-    if (!e) return false;
-    if (want(*e)) return true;
-    if (e->kind == ws::Event::Kind::close) return false;
-  }
-  return false;
+Trip unreachable(const net::ClientError& e, const std::string& what) {
+  if (e.kind == net::ClientError::Kind::timeout) return Trip{"hang", what + " not answered in time", e.describe()};
+  return Trip{"liveness", "target unreachable", what + ": " + e.describe()};
 }
 
 }  // namespace
 
-Executor::Executor(net::Runtime& runtime, Target target, Protocol protocol, ExecOptions options)
-    : runtime_(runtime), target_(std::move(target)), protocol_(protocol), options_(options) {
-  // A per-process salt keeps ids apart when several fuzzers share one target; it never
+Executor::Executor(const TargetView& target, Protocol protocol, ExecOptions options)
+    : target_(target), profile_(profile_for(protocol)), options_(options) {
+  // A per-executor salt keeps ids apart when several fuzzers share one target; it never
   // influences what is generated.
-  salt_ = std::to_string(std::random_device{}() % 100000);
+  salt_ = std::to_string(std::random_device{}() % 1000000);
+}
+
+void Executor::note(const std::string& channel, const char* direction, const char* kind, const std::string& data,
+                    std::optional<long long> code) {
+  if (!options_.record_transcript || transcript_.size() >= options_.transcript_entries) return;
+  Json e{{"t_ms", std::chrono::duration<double, std::milli>(Clock::now() - t0_).count()},
+         {"channel", channel},
+         {"direction", direction},
+         {"kind", kind}};
+  if (data.size() > options_.transcript_entry_bytes) {
+    e["data"] = data.substr(0, options_.transcript_entry_bytes);
+    e["truncated"] = true;
+  } else {
+    e["data"] = data;
+  }
+  if (!ws::is_valid_utf8(e["data"].get_ref<const std::string&>())) {
+    e["data"] = Json(e["data"]).dump(-1, ' ', true, Json::error_handler_t::replace);
+    e["invalid_utf8"] = true;
+  }
+  if (code) e["code"] = *code;
+  transcript_.push_back(std::move(e));
+}
+
+std::string Executor::substitute(Exec& exec, const std::string& text) {
+  if (text.find("${") == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + 64);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t open = text.find("${", at);
+    const std::size_t close = open == std::string::npos ? std::string::npos : text.find('}', open + 2);
+    if (open == std::string::npos || close == std::string::npos || close - open > 128) {
+      out.append(text, at, std::string::npos);
+      break;
+    }
+    out.append(text, at, open - at);
+    const std::string name = text.substr(open + 2, close - open - 2);
+    std::optional<std::string> value;
+    if (auto it = exec.vars.find(name); it != exec.vars.end()) {
+      value = it->second;
+    } else if (name == "now") {
+      value = proto::typed::utc_now();
+    } else if (name.starts_with("uuid:")) {
+      value = exec.vars[name] = proto::typed::new_uuid_v4();  // fresh per execution, never from the PRNG
+    } else if (auto v = profile_.resolve(exec, target_, name)) {
+      value = exec.vars[name] = *v;
+    }
+    out += value ? *value : text.substr(open, close - open + 1);
+    at = close + 1;
+  }
+  return out;
+}
+
+void Executor::do_connect(Exec& exec, const Step& step, std::optional<Trip>& trip) {
+  if (auto* c = exec.conn(step.conn); c != nullptr && c->ws && !c->closed && !c->sent_close) return;  // already open
+  ConnRecord c;
+  c.label = step.conn;
+  c.id = exec.id_of(step.conn);
+  net::WsConnectOptions opts;
+  opts.timeout = target_.probe_timeout;
+  opts.tls = target_.config.tls;
+  for (const auto& [k, v] : step.headers) opts.headers.emplace(k, substitute(exec, v));
+  const std::string path = substitute(exec, step.data);
+  note(step.conn, "out", "connect", path);
+  auto ws = net::WsClient::connect(*target_.runtime, target_.config.ws_base + path, opts);
+  if (ws) {
+    c.ws = std::move(*ws);
+  } else if (ws.error().kind == net::ClientError::Kind::refused || ws.error().kind == net::ClientError::Kind::bad_url) {
+    // bad_url: a placeholder the session never filled (its registration was mutated away).
+    c.refused = true;
+    c.refused_status = ws.error().status;
+    note(step.conn, "in", "refused", ws.error().body, ws.error().status);
+  } else {
+    trip = unreachable(ws.error(), "the WebSocket handshake of a session connection");
+    return;
+  }
+  exec.conns.push_back(std::move(c));
+  exec.current[step.conn] = exec.conns.size() - 1;
+  profile_.connected(exec, exec.conns.back(), step);
+}
+
+void Executor::do_http(Exec& exec, const Step& step, std::optional<Trip>& trip) {
+  net::HttpCall call;
+  call.method = step.method.empty() ? "POST" : step.method;
+  call.url = target_.config.http_base + substitute(exec, step.path);
+  call.body = substitute(exec, step.data);
+  call.timeout = target_.probe_timeout;
+  call.tls = target_.config.tls;
+  for (const auto& [k, v] : step.headers) call.headers.emplace(k, substitute(exec, v));
+  if (!call.body.empty() && call.headers.find("content-type") == call.headers.end()) call.headers.emplace("content-type", "application/json");
+  note(step.conn, "out", "http", call.method + " " + call.url.substr(target_.config.http_base.size()) + "\n" + call.body);
+  auto r = net::http_request(*target_.runtime, call);
+  if (!r) {
+    trip = unreachable(r.error(), "an HTTP request of the session");
+    return;
+  }
+  note(step.conn, "in", "http", r->body, r->status);
+  if (r->status >= 500 && r->status != 503) {
+    trip = Trip{"protocol", "HTTP request answered with an internal error (5xx)",
+                call.method + " " + call.url + " -> " + std::to_string(r->status) + " " + shorten(r->body)};
+  }
+  if (!step.capture.empty()) {
+    const Json body = Json::parse(r->body, nullptr, false);
+    for (const auto& [var, pointer] : step.capture) {
+      if (body.is_discarded()) break;
+      try {
+        const Json::json_pointer p(pointer);
+        if (body.contains(p) && body[p].is_string()) exec.vars[var] = body[p].get<std::string>();
+      } catch (const Json::exception&) {
+      }
+    }
+  }
+  exec.http.push_back(std::move(*r));
+}
+
+void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
+  switch (step.kind) {
+    case Step::Kind::text: {
+      const std::string payload = profile_.finish_text(exec, step, substitute(exec, step.data));
+      if (!ws::is_valid_utf8(payload) || payload.size() > kCleanLimit) c.clean = false;
+      c.sent.push_back(payload);
+      for (int i = 0; i < std::max(1, step.repeat); ++i) {
+        c.ws->send_text(payload);
+        ++frames_sent_;
+        if (c.clean) profile_.sent(exec, c, payload);
+      }
+      note(c.label, "out", "text", step.repeat > 1 ? payload + "  (x" + std::to_string(step.repeat) + ")" : payload);
+      break;
+    }
+    case Step::Kind::binary:
+      c.ws->send_binary(substitute(exec, step.data));
+      ++frames_sent_;
+      c.clean = false;
+      note(c.label, "out", "binary", step.data);
+      break;
+    case Step::Kind::frames: {
+      std::string joined;
+      for (const auto& f : step.frames) {
+        if (f.delay_ms > 0) std::this_thread::sleep_for(milliseconds(f.delay_ms));
+        ws::FrameSpec spec;
+        spec.opcode = f.opcode;
+        spec.fin = f.fin;
+        spec.rsv = f.rsv;
+        spec.payload = substitute(exec, f.payload);
+        if (f.opcode <= 0x2) joined += spec.payload;
+        c.ws->send_frame(spec);
+        ++frames_sent_;
+        note(c.label, "out", "frame", "opcode " + std::to_string(f.opcode) + (f.fin ? " fin" : "") +
+                                          (f.rsv ? " rsv " + std::to_string(f.rsv) : "") + ": " + spec.payload);
+      }
+      c.sent.push_back(joined);
+      c.clean = false;
+      break;
+    }
+    case Step::Kind::close: {
+      c.ws->close(step.code, "fuzz");
+      c.clean = false;
+      c.sent_close = true;
+      note(c.label, "out", "close", "", step.code);
+      // Like a client, wait for the close handshake to finish (or the connection to end): what
+      // the session sends next then reaches a target that has seen this connection go, and the
+      // session's order is the order the target sees.
+      const auto until = Clock::now() + target_.probe_timeout;
+      while (!c.closed) {
+        const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+        if (left.count() <= 0) break;
+        auto e = c.ws->next(left);
+        if (!e) break;
+        if (e->kind != ws::Event::Kind::ping && e->kind != ws::Event::Kind::pong) record(c, std::move(*e));
+      }
+      settle(exec, c);
+      break;
+    }
+    case Step::Kind::drop:
+      c.ws->abort();
+      c.clean = false;
+      c.sent_close = true;
+      note(c.label, "out", "drop", "TCP connection cut without a close frame");
+      break;
+    default: break;
+  }
+}
+
+void Executor::record(ConnRecord& c, net::WsEvent e) {
+  if (e.kind == ws::Event::Kind::close) {
+    c.closed = true;
+    c.close_code = e.close_code;
+  }
+  note(c.label, "in", event_kind(e.kind), e.data, e.kind == ws::Event::Kind::close ? std::optional<long long>(e.close_code) : std::nullopt);
+  c.events.push_back(std::move(e));
+}
+
+std::optional<Trip> Executor::barrier(Exec& exec, int rounds, const std::function<bool()>& done) {
+  const auto until = Clock::now() + target_.probe_timeout;
+  for (int round = 0; round < rounds; ++round) {
+    for (auto& c : exec.conns) {
+      if (!c.ws || c.closed || c.sent_close) continue;
+      c.ws->ping("barrier");
+      bool answered = false;
+      while (!c.closed) {
+        const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+        if (left.count() <= 0) break;
+        auto e = c.ws->next(left);
+        if (!e) break;
+        if (e->kind == ws::Event::Kind::pong) {
+          answered = true;
+          break;
+        }
+        if (e->kind == ws::Event::Kind::ping) continue;
+        record(c, std::move(*e));
+      }
+      if (!answered && !c.closed) {
+        return Trip{"hang", "a ping on a session connection was not answered",
+                    "connection " + c.label + ": no pong within " + std::to_string(target_.probe_timeout.count()) + " ms"};
+      }
+    }
+    if (done && done()) break;
+  }
+  return std::nullopt;
+}
+
+// After a connection went: one ping round trip on another open connection, so the target has
+// finished with the closed one (its close echo can leave before its handler ran) before the
+// session goes on.
+void Executor::settle(Exec& exec, const ConnRecord& gone) {
+  for (auto& o : exec.conns) {
+    if (&o == &gone || !o.ws || o.closed || o.sent_close) continue;
+    o.ws->ping("settle");
+    const auto until = Clock::now() + target_.probe_timeout;
+    while (!o.closed) {
+      const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+      if (left.count() <= 0) break;
+      auto e = o.ws->next(left);
+      if (!e || e->kind == ws::Event::Kind::pong) break;
+      if (e->kind != ws::Event::Kind::ping) record(o, std::move(*e));
+    }
+    return;
+  }
+}
+
+void Executor::drain(Exec& exec) {
+  for (auto& c : exec.conns) {
+    if (!c.ws || c.closed) continue;
+    while (auto e = c.ws->next(milliseconds(0))) {
+      if (e->kind == ws::Event::Kind::pong || e->kind == ws::Event::Kind::ping) continue;
+      record(c, std::move(*e));
+      if (c.closed) break;
+    }
+  }
+}
+
+std::optional<Trip> Executor::do_await(Exec& exec, const Step& step) {
+  ConnRecord* c = exec.conn(step.conn);
+  if (c == nullptr || !c->ws) return std::nullopt;
+  const std::string needle = substitute(exec, step.data);
+  std::size_t scanned = 0;
+  auto found = [&] {
+    for (; scanned < c->events.size(); ++scanned) {
+      const auto& e = c->events[scanned];
+      if (e.kind != ws::Event::Kind::text || e.data.find(needle) == std::string::npos) continue;
+      const Json body = Json::parse(e.data, nullptr, false);
+      for (const auto& [var, pointer] : step.capture) {
+        try {
+          const Json::json_pointer p(pointer);
+          if (!body.is_discarded() && body.contains(p) && body[p].is_string()) exec.vars[var] = body[p].get<std::string>();
+        } catch (const Json::exception&) {
+        }
+      }
+      return true;
+    }
+    return false;
+  };
+  drain(exec);
+  if (found()) return std::nullopt;
+  // Whatever the target does in answer to what it has received arrives before the second
+  // round's pongs; a frame that has not come by then is not coming (for this flow).
+  return barrier(exec, 2, found);
+}
+
+std::optional<Trip> Executor::collect(Exec& exec) {
+  if (auto trip = barrier(exec, 2, nullptr)) return trip;
+  const auto start = Clock::now();
+  for (;;) {
+    const std::size_t before = [&] {
+      std::size_t n = 0;
+      for (const auto& c : exec.conns) n += c.events.size();
+      return n;
+    }();
+    drain(exec);
+    if (profile_.satisfied(exec)) break;
+    if (Clock::now() - start >= options_.answer_deadline) break;
+    std::size_t after = 0;
+    for (const auto& c : exec.conns) after += c.events.size();
+    if (after == before) std::this_thread::sleep_for(std::chrono::microseconds(250));
+  }
+  return std::nullopt;
 }
 
 std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
-  const std::string prefix = "fz" + salt_ + "-" + std::to_string(++run_counter_) + "-";
-  auto subst = [&](std::string s) {
-    for (const char* label : {"a", "b", "c"}) s = replace_all(std::move(s), std::string("${") + label + "}", prefix + label);
-    return s;
-  };
-  std::map<std::string, Conn> conns;
-  std::set<std::string> connected_ids;  // every id that got a connection in this session
-
-  for (const auto& step : steps) {
-    if (step.kind == Step::Kind::connect) {
-      if (conns.count(step.conn) && conns[step.conn].ws) continue;
-      Conn& c = conns[step.conn];
-      c.id = prefix + step.conn;
-      net::WsConnectOptions opts;
-      opts.timeout = milliseconds(3000);
-      auto ws = net::WsClient::connect(runtime_, target_.ws_base + subst(step.data), opts);
-      if (!ws) {
-        if (ws.error().kind == net::ClientError::Kind::refused) continue;  // e.g. an id the target refuses
-        return Trip{"liveness", "session connection failed", ws.error().describe()};
-      }
-      c.ws = std::move(*ws);
-      connected_ids.insert(c.id);
-      continue;
-    }
-    auto it = conns.find(step.conn);
-    if (it == conns.end() || !it->second.ws) continue;
-    Conn& c = it->second;
-    switch (step.kind) {
-      case Step::Kind::text: {
-        const std::string payload = subst(step.data);
-        c.ws->send_text(payload);
-        ++frames_sent_;
-        c.sent.push_back(payload);
-        if (!ws::is_valid_utf8(payload) || payload.size() > kCleanLimit) c.clean = false;
-        if (!c.clean) break;
-        auto j = strict_object(payload);
-        if (!j) break;
-        const std::string type = type_of(*j);
-        if (protocol_ == Protocol::chopsticks && type == "hello" && !c.expect_reject) {
-          auto v = j->find("protocolVersion");
-          if (v == j->end() || !v->is_string() || v->get<std::string>() != "1.0.0") {
-            c.expect_reject = true;
-            c.reject_frame = payload;
-          }
-        }
-        if (protocol_ == Protocol::agora && kAgoraSenderTypes.count(type)) {
-          auto to = j->find("to");
-          if (to != j->end() && to->is_string() && !connected_ids.count(to->get<std::string>())) {
-            ++c.expected_errors;
-            c.unknown_frame = payload;
-          }
-        }
-        break;
-      }
-      case Step::Kind::binary:
-        c.ws->send_binary(subst(step.data));
-        ++frames_sent_;
-        if (step.data.size() > kCleanLimit) c.clean = false;
-        break;
-      case Step::Kind::frames: {
-        std::string joined;
-        for (const auto& f : step.frames) {
-          ws::FrameSpec spec;
-          spec.opcode = f.opcode;
-          spec.fin = f.fin;
-          spec.rsv = f.rsv;
-          spec.payload = subst(f.payload);
-          if (f.opcode <= 0x2) joined += spec.payload;
-          c.ws->send_frame(spec);
-          ++frames_sent_;
-        }
-        c.sent.push_back(joined);
-        c.clean = false;
-        break;
-      }
-      case Step::Kind::close:
-        c.ws->close(1000, "fuzz");
-        c.clean = false;
-        break;
-      case Step::Kind::connect: break;
-    }
-  }
-
-  // Collect what the target answered: until every expectation is met and the line is quiet,
-  // or the deadline.
-  const auto start = Clock::now();
-  auto last_event = start;
-  for (;;) {
-    bool got = false;
-    for (auto& [label, c] : conns) {
-      if (!c.ws || c.closed) continue;
-      while (auto e = c.ws->next(milliseconds(0))) {
-        got = true;
-        c.events.push_back(*e);
-        if (e->kind == ws::Event::Kind::close) {
-          c.closed = true;
-          c.close_code = e->close_code;
-          break;
-        }
-      }
-    }
-    const auto now = Clock::now();
-    if (got) last_event = now;
-    bool all = true;
-    for (const auto& [label, c] : conns) all = all && c.satisfied();
-    if (all && now - last_event >= milliseconds(options_.quiet_ms)) break;
-    if (now - start >= milliseconds(options_.deadline_ms)) break;
-    if (!got) std::this_thread::sleep_for(milliseconds(2));
-  }
-  for (auto& [label, c] : conns) {
-    if (c.ws && !c.closed) c.ws->close(1000, "fuzz session over");
-  }
+  t0_ = Clock::now();
+  transcript_ = Json::array();
+  Exec exec;
+  exec.prefix = "fz" + salt_ + "-" + std::to_string(++run_counter_) + "-";
+  profile_.begin(exec, target_);
 
   std::optional<Trip> trip;
-  for (const auto& [label, c] : conns) {
+  for (const auto& step : steps) {
     if (trip) break;
-    if (c.expect_reject) {
-      bool error_seen = false;
-      for (const auto& e : c.events) {
-        if (auto j = lax_object(e); j && type_of(*j) == "error") error_seen = true;
-      }
-      if (!c.closed) {
-        trip = Trip{"protocol", "bad-version hello neither rejected nor closed", "hello: " + shorten(c.reject_frame)};
-      } else if (c.close_code != 1008) {
-        trip = Trip{"protocol", "bad-version hello closed with a code other than 1008",
-                    "close " + std::to_string(c.close_code) + " after hello: " + shorten(c.reject_frame)};
-      } else if (!error_seen) {
-        trip = Trip{"protocol", "bad-version hello closed without an error frame", "hello: " + shorten(c.reject_frame)};
-      }
-    }
-    if (!trip && c.error_frames() < c.expected_errors) {
-      trip = Trip{"protocol", "frame to an unknown recipient drew no error frame",
-                  std::to_string(c.expected_errors) + " such frame(s), " + std::to_string(c.error_frames()) +
-                      " error frame(s); last: " + shorten(c.unknown_frame)};
+    switch (step.kind) {
+      case Step::Kind::connect: do_connect(exec, step, trip); break;
+      case Step::Kind::http: do_http(exec, step, trip); break;
+      case Step::Kind::await: trip = do_await(exec, step); break;
+      case Step::Kind::sleep:
+        note(step.conn, "note", "sleep", std::to_string(step.ms) + " ms");
+        std::this_thread::sleep_for(milliseconds(std::min(step.ms, 60000)));
+        break;
+      default:
+        if (auto* c = exec.conn(step.conn); c != nullptr && c->ws) do_send(exec, *c, step);
+        break;
     }
   }
-  if (!trip && protocol_ == Protocol::agora) {
-    for (const auto& [label, c] : conns) {
-      if (trip) break;
-      bool named = false;   // did any other connection mention this agent?
-      std::set<std::string> senders_to_me;
-      for (const auto& [other_label, o] : conns) {
-        if (other_label == label) continue;
-        for (const auto& t : o.sent) {
-          if (t.find(c.id) != std::string::npos) {
-            named = true;
-            senders_to_me.insert(o.id);
-          }
-        }
-      }
-      for (const auto& e : c.events) {
-        auto j = lax_object(e);
-        if (!j || !kAgoraDeliveredTypes.count(type_of(*j))) continue;
-        if (!named) {
-          trip = Trip{"isolation", type_of(*j) + " delivered to an agent no frame addressed",
-                      "agent " + label + " got: " + shorten(e.data)};
-          break;
-        }
-        auto from = j->find("from");
-        if (from != j->end() && from->is_string() && !senders_to_me.count(from->get<std::string>())) {
-          trip = Trip{"isolation", "forwarded frame names a from that never addressed the recipient",
-                      "agent " + label + " got: " + shorten(e.data)};
-          break;
-        }
-      }
-    }
+  if (!trip) trip = collect(exec);
+  for (auto& c : exec.conns) {
+    if (c.ws && !c.closed && !c.sent_close) c.ws->close(1000, "fuzz session over");
   }
-  conns.clear();
-  if (trip) return trip;
-  return options_.probe ? probe() : std::nullopt;
+  if (!trip) trip = profile_.judge(exec);
+  exec.conns.clear();
+  // The probe runs after a protocol or isolation trip too: a target that stopped answering
+  // (or died) explains more than the oracle that noticed first.
+  if (options_.probe && (!trip || trip->oracle == "protocol" || trip->oracle == "isolation")) {
+    if (auto dead = probe()) return dead;
+  }
+  return trip;
 }
 
 std::optional<Trip> Executor::probe() {
-  net::HttpCall call;
-  call.url = target_.http_base + "/healthz";
-  call.timeout = milliseconds(3000);
-  auto health = net::http_request(runtime_, call);
-  if (!health) return Trip{"liveness", "GET /healthz failed", health.error().describe()};
-  if (health->status != 200) return Trip{"liveness", "GET /healthz did not answer 200", "status " + std::to_string(health->status)};
-
-  const std::string id = "probe" + salt_ + "-" + std::to_string(run_counter_);
-  net::WsConnectOptions opts;
-  opts.timeout = milliseconds(3000);
-  if (protocol_ == Protocol::chopsticks) {
-    auto ws = net::WsClient::connect(runtime_, target_.ws_base + "/chopsticks/ws", opts);
-    if (!ws) return Trip{"liveness", "probe connection failed", ws.error().describe()};
-    (*ws)->send_text(Json{{"type", "hello"}, {"protocolVersion", "0.0.1"}, {"agentId", id}, {"botUserId", nullptr},
-                          {"tag", nullptr}, {"ready", true}, {"guildIds", Json::array()}, {"poolId", "probe"}}.dump());
-    std::uint16_t code = 0;
-    const bool closed = wait_for(**ws, [&](const net::WsEvent& e) {
-      if (e.kind != ws::Event::Kind::close) return false;
-      code = e.close_code;
-      return true;
-    }, milliseconds(3000));
-    if (!closed || code != 1008) {
-      return Trip{"liveness", "probe: a bad-version hello on a fresh connection is no longer rejected with 1008",
-                  closed ? "close " + std::to_string(code) : "no close within 3 s"};
-    }
-    return std::nullopt;
+  // A health endpoint only where the target has one (settings.health_path; the embedded
+  // reference lobby: /healthz), every few sessions: the protocol's probe on fresh connections
+  // is the stronger check and runs every time.
+  const bool health_due = options_.health_every <= 1 || run_counter_ % static_cast<std::uint64_t>(options_.health_every) == 1;
+  if (const std::string path = target_.config.setting("health_path"); !path.empty() && health_due) {
+    auto health = probe_http(target_, "GET", path, "");
+    if (!health) return health.error();
+    if (health->status != 200) return Trip{"liveness", "the health endpoint did not answer 200", "status " + std::to_string(health->status)};
   }
-  auto p1 = net::WsClient::connect(runtime_, target_.ws_base + "/agora/ws?agent_id=" + id + "-1", opts);
-  if (!p1) return Trip{"liveness", "probe connection failed", p1.error().describe()};
-  auto p2 = net::WsClient::connect(runtime_, target_.ws_base + "/agora/ws?agent_id=" + id + "-2", opts);
-  if (!p2) return Trip{"liveness", "probe connection failed", p2.error().describe()};
-  (*p1)->send_text(Json{{"type", "send"}, {"to", id + "-2"}, {"payload", {{"text", "probe"}}}}.dump());
-  const bool delivered = wait_for(**p2, [](const net::WsEvent& e) {
-    auto j = lax_object(e);
-    return j && type_of(*j) == "message";
-  }, milliseconds(3000));
-  (*p1)->close(1000);
-  (*p2)->close(1000);
-  if (!delivered) return Trip{"liveness", "probe: a valid send on fresh connections was not delivered", "no message within 3 s"};
-  return std::nullopt;
+  return profile_.probe(target_, salt_ + "-" + std::to_string(run_counter_));
 }
 
 }  // namespace ac::fuzz

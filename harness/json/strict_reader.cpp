@@ -167,7 +167,7 @@ class StrictDomBuilder {
     if (!error_set_) {
       error_set_ = true;
       error_.offset = position > 0 ? position - 1 : 0;
-      error_.message = ex.what();
+      error_.message = as_text(ex.what());
       error_.rule = classify(ex);
       error_.pointer = current_pointer();
     }
@@ -185,6 +185,19 @@ class StrictDomBuilder {
     const std::string* key;  // member name in the parent object, or nullptr
     std::size_t index;       // position in the parent array (when key is nullptr)
   };
+
+  // nlohmann's message quotes the bytes it read ("last read: '...'"), which can stop inside a
+  // UTF-8 sequence: such bytes are shown as \xNN so the message stays text (hubs put it into
+  // JSON answers; found by the fuzz_hub_* targets).
+  static std::string as_text(std::string message) {
+    Utf8Problem bad{};
+    while (find_encoding_problem(message, bad, /*nul_is_error=*/false)) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(message[bad.offset]);
+      message.replace(bad.offset, 1, std::string("\\x") + kHex[byte >> 4] + kHex[byte & 15]);
+    }
+    return message;
+  }
 
   static JsonRule classify(const nlohmann::detail::exception& ex) {
     if (ex.id == 406) return JsonRule::number_out_of_range;

@@ -129,6 +129,10 @@ net::UpgradeDecision Broker::on_upgrade(const net::HttpRequest& req) {
     return net::UpgradeDecision::allow();  // the first authenticated message attaches the agent
   }
   if (agent_id.size() > kMaxAgentIdLength) return refuse(400, "SCHEMA_MISMATCH", "agent_id longer than 256 characters");
+  // Not text, it could not appear in any message (nor in this refusal): found by fuzz_hub_a2acp.
+  if (json::Utf8Problem bad{}; json::find_encoding_problem(agent_id, bad)) {
+    return refuse(400, "SCHEMA_MISMATCH", "agent_id is not valid UTF-8 text (or contains NUL)");
+  }
   if (agent_id == s.broker.agent_id) return refuse(403, "AUTH_FAILED", "agent_id " + agent_id + " is the broker's own");
   if (!s.allow_unlisted_agents && s.directory.find(agent_id) == nullptr) {
     return refuse(403, "AUTH_FAILED", "agent " + agent_id + " is not in the broker's directory");

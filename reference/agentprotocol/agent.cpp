@@ -73,6 +73,10 @@ void Agent::send(const std::shared_ptr<Sink>& sink, const ap::Message& message) 
 
 void Agent::send_error(const std::shared_ptr<Sink>& sink, const std::string& to, const std::string& code, const std::string& text,
                        std::optional<std::string> correlation, Json details) {
+  if (settings_.planted_leak_invalid && code == "INVALID_MESSAGE") {
+    std::lock_guard lock(rejected_mutex_);  // planted bug (fuzzer proof): 1 MiB per rejection, never freed
+    rejected_cache_.emplace_back(std::size_t{1} << 20, 'r');
+  }
   std::optional<Json> d;
   if (details.is_object() && !details.empty()) d = std::move(details);
   send(sink, ap::make_error(self(), ap::to_agent(to.empty() ? std::string(kUnknownSender) : to), code, text,

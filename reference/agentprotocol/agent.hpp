@@ -67,6 +67,7 @@ struct AgentSettings {
   bool timeout_ignored = false;           // agentprotocol.timeout.ignored
   bool response_wrong_correlation = false;  // agentprotocol.response.wrong-correlation-id
   bool notify_answered = false;           // agentprotocol.notify.answered
+  bool planted_leak_invalid = false;      // agentprotocol.planted.leak-per-invalid-message (fuzzer proof)
 };
 
 // Where the answer to one handled message goes. Exactly one call per handled message, possibly
@@ -141,6 +142,9 @@ class Agent : public std::enable_shared_from_this<Agent> {
   std::map<std::string, std::size_t> pending_by_sender_;
   std::uint64_t next_pending_ = 1;
   bool stopped_ = false;
+  // Planted bug agentprotocol.planted.leak-per-invalid-message: rejected input kept for ever.
+  std::mutex rejected_mutex_;
+  std::vector<std::string> rejected_cache_;
 };
 
 }  // namespace ac::ref::agentprotocol

@@ -35,14 +35,25 @@ int http_status(const std::string& error_code) {
   return 400;
 }
 
+// One WebSocket connection, shared by the sinks of its messages (the peer's attachment): a
+// delayed action (sleep) may finish after its connection closed, and its answer must then be
+// dropped, not sent to a closed connection (found by fuzz_hub_agentprotocol).
+struct WsConnection {
+  std::atomic<bool> open{true};
+};
+
 class WsSink final : public Sink {
  public:
-  explicit WsSink(std::shared_ptr<net::Peer> peer) : peer_(std::move(peer)) {}
-  void reply(const Json& message, const std::string&) override { peer_->send_text(dump(message)); }
+  WsSink(std::shared_ptr<net::Peer> peer, std::shared_ptr<WsConnection> connection)
+      : peer_(std::move(peer)), connection_(std::move(connection)) {}
+  void reply(const Json& message, const std::string&) override {
+    if (connection_->open) peer_->send_text(dump(message));
+  }
   void no_reply() override {}
 
  private:
   std::shared_ptr<net::Peer> peer_;
+  std::shared_ptr<WsConnection> connection_;
 };
 
 class HttpSink final : public Sink {
@@ -76,13 +87,18 @@ class HttpSink final : public Sink {
 class WsEndpoint final : public net::WsHandler {
  public:
   WsEndpoint(HubContext& context, std::shared_ptr<Agent> agent) : context_(context), agent_(std::move(agent)) {}
-  void on_open(const std::shared_ptr<net::Peer>&) override { context_.metrics.connection_opened(proto::ProtocolId::agentprotocol); }
+  void on_open(const std::shared_ptr<net::Peer>& peer) override {
+    peer->attachment = std::make_shared<WsConnection>();
+    context_.metrics.connection_opened(proto::ProtocolId::agentprotocol);
+  }
   void on_message(const std::shared_ptr<net::Peer>& peer, std::string_view frame, bool binary) override {
-    auto sink = std::make_shared<WsSink>(peer);
+    auto connection = std::static_pointer_cast<WsConnection>(peer->attachment);
+    auto sink = std::make_shared<WsSink>(peer, connection ? connection : std::make_shared<WsConnection>());
     if (binary) return agent_->reject("binary frames carry no AgentProtocol message; send JSON text frames", "binary-frame", Origin{}, sink);
     agent_->handle(frame, Origin{peer, {}}, sink);
   }
   void on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo&) override {
+    if (auto connection = std::static_pointer_cast<WsConnection>(peer->attachment)) connection->open = false;
     agent_->disconnected(peer->id());
     context_.metrics.connection_closed(proto::ProtocolId::agentprotocol);
   }
@@ -209,6 +225,7 @@ Expected<std::unique_ptr<Hub>, std::string> make_agentprotocol_hub(HubContext& c
 
   const FaultSet& f = context.faults;
   s.skip_verify = f.on("agentprotocol.signature.skip-verify");
+  s.planted_leak_invalid = f.on("agentprotocol.planted.leak-per-invalid-message");
   s.hello_no_capabilities = f.on("agentprotocol.hello.no-capabilities");
   s.error_wrong_code = f.on("agentprotocol.error.wrong-code");
   s.protocol_accept_any = f.on("agentprotocol.version.accept-any");

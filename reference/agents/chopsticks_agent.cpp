@@ -27,28 +27,37 @@ class Session {
   }
   void guilds() { send({{"type", "guilds"}, {"guildIds", o_.guild_ids}}); }
 
+  // A string member, or the fallback when it is absent or not a string. (nlohmann's value()
+  // throws on a member of another type; a controller's frame must never take the agent down:
+  // `agentconform fuzz --serve` found exactly that.)
+  static std::string str(const Json& j, const char* key, const std::string& fallback) {
+    if (!j.is_object()) return fallback;
+    auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+  }
+
   // Handles one controller message.
   void handle(const Json& m) {
-    const std::string type = m.value("type", std::string());
+    const std::string type = str(m, "type", "");
     if (type == "error") {
-      log_ << "controller error: " << m.value("error", std::string()) << "\n";
+      log_ << "controller error: " << str(m, "error", m.contains("error") ? m["error"].dump() : "") << "\n";
       return;
     }
     if (type != "req" || !m.contains("id") || !m["id"].is_string()) return;  // nothing else is addressed to an agent
     if (o_.never_respond) return;
     const std::string id = m["id"].get<std::string>();
-    const std::string op = m.value("op", std::string());
-    const Json data = m.value("data", Json::object());
+    const std::string op = str(m, "op", "");
+    const Json data = m.contains("data") ? m["data"] : Json::object();
     Json resp = {{"type", "resp"}, {"id", id}, {"ok", true}};
-    const std::string guild = data.is_object() ? data.value("guildId", std::string("0")) : std::string("0");
+    const std::string guild = str(data, "guildId", "0");
     if (op == "play") {
-      const std::string channel = data.is_object() ? data.value("voiceChannelId", std::string("0")) : std::string("0");
+      const std::string channel = str(data, "voiceChannelId", "0");
       if (sessions_.count(guild) == 0) {
         sessions_[guild] = channel;
         send({{"type", "event"}, {"event", "add"}, {"agentId", o_.agent_id}, {"guildId", guild}, {"voiceChannelId", channel},
               {"channelId", channel}, {"kind", "music"}, {"ok", true}});
       }
-      const std::string query = data.is_object() ? data.value("query", std::string("unknown")) : std::string("unknown");
+      const std::string query = str(data, "query", "unknown");
       resp["data"] = {{"track", {{"title", query}, {"author", "agentconform"}, {"duration", 213000}}}, {"action", "playing"}};
     } else if (op == "stop") {
       release(guild, "STOPPED");
@@ -118,7 +127,13 @@ int run_chopsticks_agent(const ChopsticksAgentOptions& o, const std::atomic<bool
           log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
           open = false;
         } else if (e->kind == ws::Event::Kind::text) {
-          if (auto m = json::parse_strict(e->data); m && m->is_object()) session.handle(*m);
+          if (auto m = json::parse_strict(e->data); m && m->is_object()) {
+            try {
+              session.handle(*m);
+            } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
+              log << "ignored a controller frame: " << ex.what() << "\n";
+            }
+          }
         }
       }
       if (open && Clock::now() >= next_beat) {

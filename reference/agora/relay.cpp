@@ -1,5 +1,7 @@
 #include "reference/agora/relay.hpp"
 
+#include <thread>
+
 #include <type_traits>
 
 #include "harness/protocols/agora/builders.hpp"
@@ -259,6 +261,11 @@ void Relay::chunk_or_end(Conn& sender, const Message& msg, Family family, bool e
     const bool ended = stream == nullptr && sender.streams.is_ended(key);
     if ((ended && settings_.faults.stream_accept_after_end) || (!ended && settings_.faults.stream_accept_unknown)) {
       return forward_without_stream(sender, msg, to);
+    }
+    if (ended && end && settings_.faults.planted_hang_double_end) {
+      // Planted bug (fuzzer proof): a second end frame blocks this thread for ever while it holds
+      // the relay's lock, so every other frame of every agent waits behind it.
+      for (;;) std::this_thread::sleep_for(std::chrono::hours(1));
     }
     if (ended) {
       return send_error(sender, "STREAM_ENDED", "stream \"" + key.stream_id + "\" has already ended", key.stream_id);

@@ -75,6 +75,7 @@ Expected<Settings, std::string> read_settings(const HubContext& context) {
   x.error_no_stream_id = f.on("agora.error.no-stream-id");
   x.frame_close_on_invalid = f.on("agora.frame.close-on-invalid");
   x.planted_empty_chunk_elsewhere = f.on("agora.planted.deliver-to-wrong-agent-on-empty-chunk");
+  x.planted_hang_double_end = f.on("agora.planted.hang-on-double-end");
   return s;
 }
 

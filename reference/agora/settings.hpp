@@ -35,6 +35,7 @@ struct Faults {
   bool error_no_stream_id = false;             // agora.error.no-stream-id
   bool frame_close_on_invalid = false;         // agora.frame.close-on-invalid
   bool planted_empty_chunk_elsewhere = false; // agora.planted.deliver-to-wrong-agent-on-empty-chunk (fuzzer proof)
+  bool planted_hang_double_end = false;       // agora.planted.hang-on-double-end (fuzzer proof)
 };
 
 struct Settings {

@@ -176,6 +176,11 @@ class Core final : public net::WsHandler, public std::enable_shared_from_this<Co
   // (responder agent_id, request message_id) -> pending invocation
   std::map<std::pair<std::string, std::string>, Pending> pending_;
   bool stopping_ = false;
+  // Planted bug alp.planted.stale-route-after-reconnect: the sessions in the order they opened,
+  // and, per departed agent, the session that took its "slot" (the one opened last before it
+  // left): where its messages go from then on.
+  std::vector<std::uint64_t> opened_order_;
+  std::map<std::string, std::uint64_t> recycled_slot_;
 };
 
 }  // namespace ac::ref::alp

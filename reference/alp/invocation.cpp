@@ -24,6 +24,15 @@ namespace ac::ref::alp {
 namespace {
 constexpr auto kAlp = proto::ProtocolId::alp;
 
+std::size_t nesting_depth(const Json& j) {
+  std::size_t deepest = 0;
+  if (j.is_structured()) {
+    for (const auto& v : j) deepest = std::max(deepest, nesting_depth(v));
+    return deepest + 1;
+  }
+  return 0;
+}
+
 Json violations_json(const std::vector<schema::Violation>& violations) {
   Json out = Json::array();
   for (const auto& v : violations) out.push_back({{"pointer", "/payload/input_data" + v.pointer}, {"rule", v.rule}, {"message", v.message}});
@@ -50,6 +59,10 @@ void Core::invoke_failed(Outbox& out, const std::shared_ptr<net::Peer>& peer, co
 
 void Core::invoke_request(Session& from, const wire::Message& m, std::string_view frame, Outbox& out) {
   const auto& req = *m.get<wire::InvokeCapabilityRequest>();
+  if (settings_.faults.planted_crash_deep_input && nesting_depth(req.input_data) >= 48) {
+    volatile int* nowhere = nullptr;  // planted bug (fuzzer proof): a crash on deep input_data
+    *nowhere = 1;
+  }
   const wire::Envelope& env = m.envelope;
   const Faults& f = settings_.faults;
   const std::string& caller = f.sender_trust_client ? env.sender_id : from.agent_id;

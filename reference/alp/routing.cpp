@@ -43,6 +43,13 @@ Core::Resolution Core::resolve_receiver(const std::string& receiver_id, std::str
   }
   r.peer = agent->online ? live_peer(*agent) : nullptr;
   if (r.peer) return r;
+  if (auto slot = recycled_slot_.find(receiver_id); settings_.faults.planted_stale_route && !agent->online && slot != recycled_slot_.end()) {
+    // Planted bug (fuzzer proof): a departed agent's "slot" went to another live session.
+    if (Session* s = session_of(slot->second); s != nullptr && !s->ended) {
+      r.peer = s->peer;
+      return r;
+    }
+  }
   if (agent->online && settings_.faults.offline_stale_status) {
     context_.metrics.error(kAlp, "DROPPED_STALE_RECEIVER");  // fault: delivered to nobody, reported to nobody
     return r;

@@ -178,6 +178,10 @@ void Core::on_open(const std::shared_ptr<net::Peer>& peer) {
     });
   }
   sessions_[peer->id()] = std::move(s);
+  if (settings_.faults.planted_stale_route) {
+    opened_order_.push_back(peer->id());
+    if (opened_order_.size() > 64) opened_order_.erase(opened_order_.begin());
+  }
 }
 
 void Core::on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo&) {
@@ -197,6 +201,16 @@ void Core::on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo
   // §6 step 8: "The Lobby updates the agent's status (e.g., to 'offline') upon disconnection."
   agent->online = false;
   agent->last_seen = context_.clock();
+  if (settings_.faults.planted_stale_route) {
+    // The live session opened last hands its "slot" to the departed agent's messages.
+    for (auto it = opened_order_.rbegin(); it != opened_order_.rend(); ++it) {
+      if (Session* other = session_of(*it); other != nullptr && !other->ended && other->agent_id != s.agent_id) {
+        recycled_slot_[s.agent_id] = *it;
+        break;
+      }
+    }
+    if (recycled_slot_.size() > 64) recycled_slot_.erase(recycled_slot_.begin());
+  }
   responder_gone(s.agent_id, out);
 }
 

@@ -60,6 +60,8 @@ Faults read_faults(const FaultSet& f) {
   x.ratelimit_disabled = f.on("alp.ratelimit.disabled");
   x.receiver_not_found_as_unavailable = f.on("alp.receiver.not-found-as-unavailable");
   x.invoke_no_timeout = f.on("alp.invoke.no-timeout");
+  x.planted_crash_deep_input = f.on("alp.planted.crash-on-deep-input-data");
+  x.planted_stale_route = f.on("alp.planted.stale-route-after-reconnect");
   return x;
 }
 

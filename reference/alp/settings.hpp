@@ -49,6 +49,9 @@ struct Faults {
   bool ratelimit_disabled = false;
   bool receiver_not_found_as_unavailable = false;
   bool invoke_no_timeout = false;
+  // Planted bugs (kind planted-bug): real bugs for the fuzzer to find, not rule breaks.
+  bool planted_crash_deep_input = false;  // alp.planted.crash-on-deep-input-data
+  bool planted_stale_route = false;       // alp.planted.stale-route-after-reconnect
 };
 
 struct Settings {

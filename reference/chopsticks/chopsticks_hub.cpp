@@ -48,6 +48,7 @@ class RequestEndpoint final : public net::HttpHandler {
                              case RpcOutcome::Kind::timeout: respond(error(504, "TIMEOUT", "no resp within the request timeout")); break;
                              case RpcOutcome::Kind::agent_gone: respond(error(410, "AGENT_GONE", "the agent disconnected")); break;
                              case RpcOutcome::Kind::unknown_agent: respond(error(404, "UNKNOWN_AGENT", "no live agent with that agentId")); break;
+                             case RpcOutcome::Kind::busy: respond(error(503, "BUSY", "too many requests are waiting for agents")); break;
                            }
                          });
   }
@@ -83,6 +84,14 @@ Expected<std::unique_ptr<Hub>, std::string> make_chopsticks_hub(HubContext& cont
   const auto versions = r.strings("supported_versions", {"1.0.0"});
   s.supported_versions = std::set<std::string>(versions.begin(), versions.end());
   s.request_timeout = context.config.scaled(r.millis("request_timeout_ms", std::chrono::milliseconds(30000)));
+  s.max_sessions_per_agent = static_cast<std::size_t>(std::max<std::int64_t>(1, r.integer("max_sessions_per_agent", 256)));
+  s.max_pending = static_cast<std::size_t>(std::max<std::int64_t>(1, r.integer("max_pending", 4096)));
+  // Unknown keys are mistakes, as in every hub (a typo must not silently keep a default).
+  if (r.section.is_object()) {
+    for (const auto& [key, value] : r.section.items()) {
+      if (key != "supported_versions" && key != "request_timeout_ms" && key != "max_sessions_per_agent" && key != "max_pending") errors.push_back("protocols.chopsticks." + key + ": unknown key");
+    }
+  }
   if (!errors.empty()) return unexpected(errors.front());
   if (s.supported_versions.empty()) return unexpected(std::string("protocols.chopsticks.supported_versions is empty"));
   const FaultSet& f = context.faults;

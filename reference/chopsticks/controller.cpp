@@ -48,7 +48,11 @@ void Controller::on_message(const std::shared_ptr<net::Peer>& peer, std::string_
     if (msg.at("event") == "released") {
       agent.sessions.erase(guild);  // "Controller marks agent as available"
     } else if (msg.value("ok", false)) {
-      agent.sessions[guild] = msg;
+      if (agent.sessions.size() >= settings_.max_sessions_per_agent && !agent.sessions.count(guild)) {
+        context_.metrics.error(proto::ProtocolId::chopsticks, "SESSIONS_CAP");  // ignored: the agent holds too many
+      } else {
+        agent.sessions[guild] = msg;
+      }
     }
   }
 }
@@ -105,7 +109,9 @@ void Controller::handle_hello(const std::shared_ptr<net::Peer>& peer, const Json
 void Controller::register_agent(const std::shared_ptr<net::Peer>& peer, const std::string& agent_id, const Json& msg) {
   Agent& agent = agents_[agent_id];  // first hello registers, later ones are heartbeats
   agent.peer = peer;
-  agent.protocol_version = msg.value("protocolVersion", std::string());
+  // (Only a string under the version faults' relaxations; found by reading the fault paths.)
+  const auto version = msg.find("protocolVersion");
+  agent.protocol_version = version == msg.end() ? std::string() : version->is_string() ? version->get<std::string>() : version->dump();
   agent.hello = msg;
   agent.last_seen = context_.clock();
   agent.guilds.clear();
@@ -144,6 +150,10 @@ void Controller::request(const std::string& agent_id, const std::string& op, Jso
   if (!peer) return done(RpcOutcome{RpcOutcome::Kind::unknown_agent, {}});
   {
     std::lock_guard lock(mutex_);
+    if (pending_.size() >= settings_.max_pending) {
+      context_.metrics.error(proto::ProtocolId::chopsticks, "PENDING_CAP");
+      return done(RpcOutcome{RpcOutcome::Kind::busy, {}});
+    }
     Pending p{agent_id, peer->id(), std::move(done), 0};
     p.timer = context_.scheduler.after(settings_.request_timeout, [this, id] {
       finish(id, RpcOutcome{RpcOutcome::Kind::timeout, {}});
@@ -218,8 +228,8 @@ Json Controller::agents_snapshot() const {
                    {"protocolVersion", a.protocol_version},
                    {"lastSeen", proto::typed::utc_timestamp(a.last_seen)},
                    {"guildIds", a.guilds},
-                   {"ready", a.hello.value("ready", false)},
-                   {"poolId", a.hello.value("poolId", std::string())},
+                   {"ready", a.hello.is_object() && a.hello.contains("ready") ? a.hello["ready"] : Json(false)},
+                   {"poolId", a.hello.is_object() && a.hello.contains("poolId") ? a.hello["poolId"] : Json("")},
                    {"sessions", sessions}});
   }
   return out;

@@ -23,6 +23,9 @@ using Json = nlohmann::json;
 struct ControllerSettings {
   std::set<std::string> supported_versions = {"1.0.0"};
   std::chrono::milliseconds request_timeout{30000};
+  // Bounded state: voice sessions one agent may hold (one per guild), RPCs waiting in all.
+  std::size_t max_sessions_per_agent = 256;
+  std::size_t max_pending = 4096;
   // Faults (see reference/chopsticks/faults.json).
   bool accept_any_version = false;
   bool accept_missing_version = false;
@@ -36,7 +39,7 @@ struct ControllerSettings {
 
 // The outcome of an RPC, delivered to the caller of request().
 struct RpcOutcome {
-  enum class Kind { response, timeout, agent_gone, unknown_agent };
+  enum class Kind { response, timeout, agent_gone, unknown_agent, busy };
   Kind kind = Kind::timeout;
   Json resp;  // the agent's resp message (Kind::response)
 };

@@ -1,6 +1,34 @@
 #include "reference/core/metrics.hpp"
 
+#include <malloc.h>
+
+#include <cstddef>
+
+// Under AddressSanitizer the heap is ASan's, which glibc's mallinfo2 does not see.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define AC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define AC_ASAN 1
+#endif
+#ifdef AC_ASAN
+// The sanitizer runtime's allocator statistics (declared by hand: GCC ships the runtime but not
+// clang's <sanitizer/allocator_interface.h>).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
+
 namespace ac::ref {
+
+std::uint64_t heap_in_use_bytes() {
+#ifdef AC_ASAN
+  return __sanitizer_get_current_allocated_bytes();
+#else
+  const auto info = mallinfo2();
+  return info.uordblks + info.hblkhd;  // small chunks in use + large (mmapped) ones
+#endif
+}
 
 void Metrics::connection_opened(proto::ProtocolId p) {
   auto& c = profiles_[static_cast<std::size_t>(p)];
@@ -37,6 +65,11 @@ std::uint64_t Metrics::errors_total(proto::ProtocolId p, std::string_view code) 
 
 std::string Metrics::prometheus() const {
   std::string out;
+  // The allocator's own count (not the lobby's bookkeeping): what the fuzzer's bounded-memory
+  // oracle watches.
+  out += "# HELP agentconform_heap_in_use_bytes Bytes of heap memory allocated and not freed (the allocator's count).\n";
+  out += "# TYPE agentconform_heap_in_use_bytes gauge\n";
+  out += "agentconform_heap_in_use_bytes " + std::to_string(heap_in_use_bytes()) + "\n";
   out += "# HELP agentconform_connections_open WebSocket connections currently open, per protocol profile.\n";
   out += "# TYPE agentconform_connections_open gauge\n";
   for (auto p : proto::kAllProtocols) {

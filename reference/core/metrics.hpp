@@ -14,6 +14,10 @@
 
 namespace ac::ref {
 
+// Heap bytes in use in this process, as the allocator counts them (glibc's mallinfo2, or
+// AddressSanitizer's allocator under ASan).
+std::uint64_t heap_in_use_bytes();
+
 class Metrics {
  public:
   void connection_opened(proto::ProtocolId p);

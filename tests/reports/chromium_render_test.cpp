@@ -56,8 +56,19 @@ class ChromiumRender : public ::testing::Test {
 
   // Whether the <details> of a case carries the attribute (hidden, open) in the rendered DOM.
   static bool case_has(const std::string& dom, const std::string& id, const std::string& attribute) {
-    const std::string tag = tag_with(dom, "id=\"case-" + id + "\"");
+    return details_has(dom, "case-" + id, attribute);
+  }
+  static bool finding_has(const std::string& dom, const std::string& id, const std::string& attribute) {
+    return details_has(dom, "finding-" + id, attribute);
+  }
+  static bool details_has(const std::string& dom, const std::string& anchor, const std::string& attribute) {
+    const std::string tag = tag_with(dom, "id=\"" + anchor + "\"");
     return tag.starts_with("<details ") && tag.find(" " + attribute + "=\"\"") != std::string::npos;
+  }
+  static std::size_t occurrences(const std::string& hay, const std::string& needle) {
+    std::size_t n = 0;
+    for (std::size_t at = hay.find(needle); at != std::string::npos; at = hay.find(needle, at + 1)) ++n;
+    return n;
   }
 
   TempDir dir;
@@ -123,6 +134,57 @@ TEST_F(ChromiumRender, SideBySideRowsFilterToo) {
   const std::string same = tag_with(d, "class=\"filter-row cmp-row\" data-protocol=\"alp\"");
   ASSERT_FALSE(same.empty());
   EXPECT_NE(same.find("hidden"), std::string::npos) << same;  // PASS everywhere: hidden
+}
+
+}  // namespace
+}  // namespace ac::reports::testing
+
+namespace ac::reports::testing {
+namespace {
+
+// The fuzzing section (issue 6) as the browser builds it: figures, every finding open with its
+// replay command, steps table and transcript; hostile details and steps stayed text (the DOM has
+// exactly the rows the writer wrote, so nothing closed a table early or added elements).
+TEST_F(ChromiumRender, FuzzFindingsRender) {
+  const std::string d = dom(render_html({{"fuzz", fuzz_doc()}}));
+  EXPECT_NE(d.find("data-filter-ready=\"1\""), std::string::npos) << "the report's script did not run";
+  EXPECT_EQ(shown(d), "6 of 6 findings shown");
+  EXPECT_NE(d.find("<h3 id=\"fuzzing\">Fuzzing</h3>"), std::string::npos);
+  EXPECT_NE(d.find("<td data-figure=\"sessions\">300</td>"), std::string::npos);
+  for (const char* id : {"FUZZ-agora-liveness-1", "FUZZ-chopsticks-crash-2", "FUZZ-chopsticks-hang-3", "FUZZ-agora-protocol-4",
+                         "FUZZ-agora-isolation-5", "FUZZ-agora-memory-6"}) {
+    EXPECT_TRUE(finding_has(d, id, "open")) << id;
+    EXPECT_FALSE(finding_has(d, id, "hidden")) << id;
+  }
+  EXPECT_NE(d.find("<pre class=\"replay\">agentconform fuzz --replay agentconform-fuzz/agora-isolation-5.json</pre>"),
+            std::string::npos);
+  EXPECT_EQ(occurrences(d, "<tr class=\"fuzz-step\">"), 60u);
+  EXPECT_EQ(occurrences(d, "<details class=\"finding "), 6u);
+  EXPECT_NE(d.find("<pre>printable payload</pre>"), std::string::npos);
+  EXPECT_EQ(d.find("<img"), std::string::npos);
+  EXPECT_EQ(d.find("data-pwned"), std::string::npos);
+  EXPECT_EQ(d.find("<title>pwned</title>"), std::string::npos);
+  EXPECT_NE(d.find("]]&gt; &lt;img id=\"pwned\""), std::string::npos);  // the detail, shown as text
+}
+
+TEST_F(ChromiumRender, FindingsFilterByTextAndProtocolAndOpenFromAnAnchor) {
+  const std::string html = render_html({{"fuzz", fuzz_doc()}});
+  std::string d = dom(html, "#q=ISOLATION");
+  EXPECT_EQ(shown(d), "1 of 6 findings shown");
+  EXPECT_FALSE(finding_has(d, "FUZZ-agora-isolation-5", "hidden"));
+  EXPECT_TRUE(finding_has(d, "FUZZ-agora-liveness-1", "hidden"));
+
+  d = dom(html, "#protocol=chopsticks");
+  EXPECT_EQ(shown(d), "2 of 6 findings shown");
+  EXPECT_FALSE(finding_has(d, "FUZZ-chopsticks-crash-2", "hidden"));
+  EXPECT_TRUE(finding_has(d, "FUZZ-agora-memory-6", "hidden"));
+
+  // With cases too, both are counted.
+  Json mixed = every_verdict_doc();
+  mixed["fuzz"] = fuzz_doc()["fuzz"];
+  mixed["findings"] = fuzz_doc()["findings"];
+  d = dom(render_html({{"run", mixed}}));
+  EXPECT_EQ(shown(d), "6 of 6 cases shown, 6 of 6 findings shown");
 }
 
 }  // namespace

@@ -45,6 +45,28 @@ TEST_F(JunitXsd, EmptyRunValidates) {
   EXPECT_EQ(p.exit_code, 0) << p.err;
 }
 
+// Fuzz findings: PROTOCOL.fuzz suites with hostile details, steps and transcripts; a fuzzing run
+// without findings (only the budget testcase); findings appended to a conformance run; and
+// findings whose members have the wrong types (the writer must still produce a valid file).
+TEST_F(JunitXsd, FuzzFindingsValidate) {
+  Json mixed = every_verdict_doc();
+  mixed["findings"] = fuzz_doc()["findings"];
+  Json broken = fuzz_doc();
+  broken["fuzz"] = {{"protocol", 5}, {"seconds", -3}, {"frames_per_second", "x"}, {"families", "f"}};
+  broken["findings"].push_back(Json{{"id", 7}, {"oracle", Json::array()}, {"steps", Json::array({1, Json{{"data_b64", "!"}}})},
+                                    {"transcript", Json::array({Json{{"data", 5}}})}});
+  broken["findings"].push_back("not an object");
+  int n = 0;
+  for (const Json& doc : {fuzz_doc(), fuzz_clean_doc(), mixed, broken}) {
+    const auto file = dir / ("fuzz" + std::to_string(n++) + ".xml");
+    const std::string xml = render_junit(doc);
+    ASSERT_NE(xml.find(".fuzz\""), std::string::npos) << n;  // the fuzz suites are there to validate
+    spit(file, xml);
+    const Process p = xmllint(file, dir);
+    EXPECT_EQ(p.exit_code, 0) << n << ": " << p.err;
+  }
+}
+
 TEST_F(JunitXsd, SchemaRejectsMalformedReports) {
   const char* bad[] = {
       // testcase without a name

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/crypto/base64.hpp"
 #include "harness/engine/results.hpp"
 #include "harness/engine/transcript.hpp"
 
@@ -117,6 +118,100 @@ inline Json huge_transcript_doc(std::size_t entries, std::size_t bytes) {
   }
   r.cases[1].transcript = t;
   return engine::to_json(r, catalog());
+}
+
+// ---- Fuzzing documents (agentconform fuzz, issue 6) ----
+
+inline const std::vector<std::string>& every_oracle() {
+  static const std::vector<std::string> o = {"liveness", "crash", "hang", "protocol", "isolation", "memory"};
+  return o;
+}
+// Hostile bytes a finding's detail may quote: markup, an XML CDATA end, invalid UTF-8 and a NUL.
+inline const std::string kHostileDetail =
+    kHostileScript + " ]]> " + kHostileImg + std::string(" \xFF\xFE bad ", 8) + std::string("nul\0byte", 8) + " " + kHostileXml;
+
+// A minimized session with every action the fuzzer writes, an unknown action with an unknown
+// member, base64 payloads (printable and not) and hostile text payloads.
+inline Json fuzz_steps() {
+  const std::string binary("\0nul<script>", 12);
+  return Json::array({
+      Json{{"conn", "a"}, {"action", "connect"}, {"data", "/agora/ws?agent_id=${a}"}},
+      Json{{"conn", "a"}, {"action", "text"}, {"data", "{\"type\":\"send\",\"to\":\"" + kHostileScript + "\"}"}},
+      Json{{"conn", "a"}, {"action", "binary"}, {"data_b64", "3q2+7w=="}},
+      Json{{"conn", "b"}, {"action", "binary"}, {"data_b64", crypto::base64_encode("printable payload")}},
+      Json{{"conn", "a"}, {"action", "binary"}, {"data_b64", crypto::base64_encode(binary)}},
+      Json{{"conn", "a"},
+           {"action", "frames"},
+           {"frames", Json::array({Json{{"opcode", 1}, {"fin", false}, {"rsv", 0}, {"data", "{\"ty"}},
+                                   Json{{"opcode", 0}, {"fin", true}, {"rsv", 4}, {"data_b64", crypto::base64_encode("pe\":1}")}}})}},
+      Json{{"conn", "a"}, {"action", "http"}, {"method", "POST"}, {"path", "/api/v1/register"}, {"data", kHostileXml}},
+      Json{{"conn", "a"}, {"action", "sleep"}, {"ms", 50}},
+      Json{{"conn", "c"}, {"action", "teleport"}, {"data", std::string("\xFF\xFE raw", 6)}, {"flux", {{"capacitor", kHostileImg}}}},
+      Json{{"conn", "a"}, {"action", "close"}, {"code", 1000}},
+  });
+}
+
+inline Json fuzz_transcript() {
+  engine::Transcript t;
+  t.add("a", "out", "text", "{\"type\":\"send\"}");
+  t.add("c", "in", "text", kHostileScript + kHostileImg + kHostileXml);
+  t.add("c", "in", "binary", std::string("\xFF\xFE\0 raw", 7));
+  t.note("isolation: agent c got a chunk");
+  return t.to_json();
+}
+
+inline Json make_finding(const std::string& protocol, const std::string& oracle, int n) {
+  const std::string id = "FUZZ-" + protocol + "-" + oracle + "-" + std::to_string(n);
+  const std::string file = "agentconform-fuzz/" + protocol + "-" + oracle + "-" + std::to_string(n) + ".json";
+  return Json{{"id", id},
+              {"protocol", protocol},
+              {"oracle", oracle},
+              {"signature", oracle + " signature of " + protocol},
+              {"detail", "detail of " + id + ": " + kHostileDetail},
+              {"seed", 1},
+              {"iteration", 74 + n},
+              {"mutations", Json::array({"field: member mutated in step 4", "framing: " + kHostileScript})},
+              {"original_steps", 8},
+              {"reproducer", {{"file", file}, {"replay", "agentconform fuzz --replay " + file}}},
+              {"steps", fuzz_steps()},
+              {"transcript", fuzz_transcript()}};
+}
+
+inline Json fuzz_figures_json() {
+  return Json{{"protocol", "agora"},
+              {"seed", 1},
+              {"sessions", 300},
+              {"frames", 4210},
+              {"seconds", 12.5},
+              {"frames_per_second", 336.8},
+              {"families", Json::array({"field", "structure", "framing", "timing", "auth"})},
+              {"target", {{"kind", "embedded"}, {"url", "http://127.0.0.1:40111"}, {"faults", Json::array({"agora.planted.x"})}}}};
+}
+
+// A fuzzing run as `agentconform fuzz` writes it: no case, the figures, one finding per oracle
+// (four on agora, crash and hang on chopsticks so findings span two protocols).
+inline Json fuzz_doc() {
+  RunResult r;
+  r.started_at = "2025-01-31T12:00:00Z";
+  r.finished_at = "2025-01-31T12:00:13Z";
+  r.duration_ms = 12500;
+  r.seed = 1;
+  r.target = {{"kind", "embedded"}, {"url", "http://127.0.0.1:40111"}, {"faults", Json::array({"agora.planted.x"})}};
+  int n = 0;
+  for (const auto& oracle : every_oracle()) {
+    const bool chop = oracle == "crash" || oracle == "hang";
+    r.findings.push_back(make_finding(chop ? "chopsticks" : "agora", oracle, ++n));
+  }
+  Json doc = engine::to_json(r, catalog());
+  doc["fuzz"] = fuzz_figures_json();
+  return doc;
+}
+
+// A fuzzing run that found nothing.
+inline Json fuzz_clean_doc() {
+  Json doc = fuzz_doc();
+  doc["findings"] = Json::array();
+  return doc;
 }
 
 inline std::string slurp(const std::filesystem::path& p) {

@@ -246,8 +246,7 @@ class A2acpDriver final : public Driver {
     if (!s.contains("agents")) s["agents"] = embedded_directory();
   }
 
-  void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
-    const auto& c = lobby.config();
+  void embedded_settings(const ref::LobbyConfig& c, TargetConfig& t) const override {
     if (!c.api_keys.empty()) t.settings["api_key"] = c.api_keys.front();
     const Json& s = c.section("a2acp");
     t.settings["jwt_secret"] = s.value("jwt_secret", std::string(kEmbeddedSecret));

@@ -199,15 +199,15 @@ class AgentProtocolDriver final : public Driver {
     if (!s.contains("rate_limit_per_second")) s["rate_limit_per_second"] = 10;
   }
 
-  void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
-    const Json& s = lobby.config().section("agentprotocol");
+  void embedded_settings(const ref::LobbyConfig& config, TargetConfig& t) const override {
+    const Json& s = config.section("agentprotocol");
     if (auto pem = s.find("key_pem"); pem != s.end() && pem->is_string()) {
       if (auto key = crypto::Ed25519PrivateKey::from_pem(pem->get<std::string>())) {
         t.settings["peer_agent_id"] = ap::agent_id(key->public_key());
       }
     }
     if (auto dir = s.find("exchange_dir"); dir != s.end() && dir->is_string()) t.directory = dir->get<std::string>();
-    t.settings["max_message_bytes"] = static_cast<std::int64_t>(lobby.config().max_message_bytes);
+    t.settings["max_message_bytes"] = static_cast<std::int64_t>(config.max_message_bytes);
   }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {

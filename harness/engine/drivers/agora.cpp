@@ -101,9 +101,9 @@ class AgoraDriver final : public Driver {
   std::set<std::string> reference_features() const override { return {"agora.streaming", "agora.error-frames"}; }
   std::vector<std::string> hub_ws_paths() const override { return {"/agora/ws"}; }
 
-  void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
-    const auto& section = lobby.config().section("agora");
-    t.settings["max_frame_bytes"] = section.value("max_frame_bytes", static_cast<std::int64_t>(lobby.config().max_message_bytes));
+  void embedded_settings(const ref::LobbyConfig& config, TargetConfig& t) const override {
+    const auto& section = config.section("agora");
+    t.settings["max_frame_bytes"] = section.value("max_frame_bytes", static_cast<std::int64_t>(config.max_message_bytes));
   }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {

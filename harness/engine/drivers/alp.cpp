@@ -194,8 +194,7 @@ class AlpDriver final : public Driver {
     def("unregister_grace_ms", 400);
   }
 
-  void embedded_settings(const ref::Lobby& lobby, TargetConfig& t) const override {
-    const auto& c = lobby.config();
+  void embedded_settings(const ref::LobbyConfig& c, TargetConfig& t) const override {
     const Json& s = c.section("alp");
     if (!c.api_keys.empty()) t.settings["api_key"] = c.api_keys.front();
     t.settings["lobby_id"] = c.lobby_id;

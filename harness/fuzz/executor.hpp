@@ -1,0 +1,65 @@
+// Runs one session against a target over the harness's own clients (harness/net) and judges
+// it: the profile's protocol and isolation oracles on what came back, then the liveness probe
+// on fresh connections. Hangs show as unanswered pings and probe timeouts; crashes as refused
+// connections (the fuzzer, which may own the target process, tells the two apart).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/fuzz/profile.hpp"
+
+namespace ac::fuzz {
+
+struct ExecOptions {
+  std::chrono::milliseconds answer_deadline{1500};  // after the barrier, for what is still expected
+  bool probe = true;                                // run the liveness probe after the session
+  int health_every = 16;                            // ... and the health endpoint every N sessions
+  bool record_transcript = false;                   // keep the wire transcript (findings)
+  std::size_t transcript_entries = 400;
+  std::size_t transcript_entry_bytes = 4096;
+};
+
+class Executor {
+ public:
+  Executor(const TargetView& target, Protocol protocol, ExecOptions options = {});
+  // Executes the steps, then checks the oracles. nullopt: nothing tripped.
+  std::optional<Trip> run(const std::vector<Step>& steps);
+  // The liveness probe alone.
+  std::optional<Trip> probe();
+
+  std::uint64_t frames_sent() const { return frames_sent_; }
+  const Json& transcript() const { return transcript_; }
+  ExecOptions& options() { return options_; }
+
+ private:
+  void note(const std::string& channel, const char* direction, const char* kind, const std::string& data,
+            std::optional<long long> code = std::nullopt);
+  std::string substitute(Exec& exec, const std::string& text);
+  void do_connect(Exec& exec, const Step& step, std::optional<Trip>& trip);
+  void do_http(Exec& exec, const Step& step, std::optional<Trip>& trip);
+  void do_send(Exec& exec, ConnRecord& c, const Step& step);
+  std::optional<Trip> do_await(Exec& exec, const Step& step);
+  void record(ConnRecord& c, net::WsEvent e);
+  void drain(Exec& exec);
+  void settle(Exec& exec, const ConnRecord& gone);
+  // Pings every open connection and reads up to its pong, `rounds` times (stopping early when
+  // `done` says so); a live connection that does not answer within the probe timeout is a hang.
+  std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done);
+  std::optional<Trip> collect(Exec& exec);
+
+  const TargetView& target_;
+  const Profile& profile_;
+  ExecOptions options_;
+  std::string salt_;
+  std::uint64_t run_counter_ = 0;
+  std::uint64_t frames_sent_ = 0;
+  Json transcript_ = Json::array();
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace ac::fuzz

@@ -1,0 +1,114 @@
+// Defaults of the Profile hooks and the helpers every profile uses.
+#include "harness/fuzz/profile.hpp"
+
+#include "harness/json/strict_reader.hpp"
+
+namespace ac::fuzz {
+
+std::size_t pick(Rng& rng, std::size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
+bool chance(Rng& rng, double p) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng) < p; }
+
+std::string Profile::structure(Rng&, std::vector<Step>&) const { return {}; }
+std::string Profile::auth(Rng&, std::vector<Step>&) const { return {}; }
+std::optional<std::string> Profile::resolve(Exec&, const TargetView&, const std::string&) const { return std::nullopt; }
+std::string Profile::finish_text(Exec&, const Step&, std::string payload) const { return payload; }
+void Profile::connected(Exec&, ConnRecord&, const Step&) const {}
+void Profile::sent(Exec&, ConnRecord&, const std::string&) const {}
+bool Profile::satisfied(const Exec&) const { return true; }
+
+std::optional<Json> strict_object(const std::string& text) {
+  json::ReadLimits limits;
+  limits.max_bytes = 1024 * 1024;
+  auto parsed = json::parse_strict(text, limits);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  return std::move(*parsed);
+}
+
+std::optional<Json> event_object(const net::WsEvent& e) {
+  if (e.kind != ws::Event::Kind::text || e.invalid_utf8) return std::nullopt;
+  Json j = Json::parse(e.data, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
+}
+
+std::string shorten(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  // Cut at a character boundary: a JSON string must stay valid UTF-8.
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return s.substr(0, n) + "...";
+}
+
+std::string dump_text(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+std::string member_string(const Json& j, const char* key) {
+  if (!j.is_object()) return {};
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+const Json& at_path(const Json& j, std::initializer_list<const char*> path) {
+  static const Json null_value;
+  const Json* at = &j;
+  for (const char* key : path) {
+    if (!at->is_object()) return null_value;
+    auto it = at->find(key);
+    if (it == at->end()) return null_value;
+    at = &*it;
+  }
+  return *at;
+}
+
+std::string string_at(const Json& j, std::initializer_list<const char*> path) {
+  const Json& v = at_path(j, path);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+bool wait_for(net::WsClient& ws, const std::function<bool(const net::WsEvent&)>& want, std::chrono::milliseconds budget) {
+  using Clock = std::chrono::steady_clock;
+  const auto until = Clock::now() + budget;
+  while (Clock::now() < until) {
+    auto e = ws.next(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
+    if (!e) return false;
+    if (want(*e)) return true;
+    if (e->kind == ws::Event::Kind::close) return false;
+  }
+  return false;
+}
+
+Expected<std::shared_ptr<net::WsClient>, Trip> probe_connect(const TargetView& target, const std::string& path_and_query,
+                                                             net::Headers headers) {
+  net::WsConnectOptions opts;
+  opts.timeout = target.probe_timeout;
+  opts.tls = target.config.tls;
+  opts.headers = std::move(headers);
+  auto ws = net::WsClient::connect(*target.runtime, target.config.ws_base + path_and_query, opts);
+  if (ws) return std::move(*ws);
+  if (ws.error().kind == net::ClientError::Kind::timeout) {
+    return unexpected(Trip{"hang", "probe: WebSocket handshake not answered in time", ws.error().describe()});
+  }
+  if (ws.error().kind == net::ClientError::Kind::refused) {
+    return unexpected(Trip{"liveness", "probe: a valid WebSocket connection was refused",
+                           path_and_query + " -> " + std::to_string(ws.error().status) + " " + shorten(ws.error().body)});
+  }
+  return unexpected(Trip{"liveness", "target unreachable", "probe connection: " + ws.error().describe()});
+}
+
+Expected<net::HttpResult, Trip> probe_http(const TargetView& target, const std::string& method, const std::string& path,
+                                           const std::string& body, net::Headers headers) {
+  net::HttpCall call;
+  call.method = method;
+  call.url = target.config.http_base + path;
+  call.body = body;
+  call.headers = std::move(headers);
+  if (!body.empty() && call.headers.find("content-type") == call.headers.end()) call.headers.emplace("content-type", "application/json");
+  call.timeout = target.probe_timeout;
+  call.tls = target.config.tls;
+  auto r = net::http_request(*target.runtime, call);
+  if (r) return std::move(*r);
+  if (r.error().kind == net::ClientError::Kind::timeout) {
+    return unexpected(Trip{"hang", "probe: HTTP request not answered in time", method + " " + path + ": " + r.error().describe()});
+  }
+  return unexpected(Trip{"liveness", "target unreachable", method + " " + path + ": " + r.error().describe()});
+}
+
+}  // namespace ac::fuzz

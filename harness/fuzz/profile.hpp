@@ -1,0 +1,139 @@
+// A protocol's part of the live fuzzer (harness/fuzz/profiles/<protocol>.cpp): the valid seed
+// flow, the mutations only that protocol knows (wrong versions, unknown stream or collaboration
+// ids, forged tokens, bad signatures), what each frame sent obliges the target to do (the
+// protocol and isolation oracles), and the liveness probe. The executor and the generator are
+// generic; they call these hooks.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "harness/crypto/ed25519.hpp"
+#include "harness/engine/target.hpp"
+#include "harness/fuzz/session.hpp"
+#include "harness/net/client.hpp"
+
+namespace ac::fuzz {
+
+using Rng = std::mt19937_64;
+
+std::size_t pick(Rng& rng, std::size_t n);  // uniform in [0, n), 0 when n == 0
+bool chance(Rng& rng, double p);
+
+// What an oracle found. The signature is a fixed sentence without ids or values, so the same
+// bug found twice deduplicates.
+struct Trip {
+  std::string oracle;     // liveness | crash | hang | protocol | isolation | memory
+  std::string signature;
+  std::string detail;
+};
+
+// One connection of an execution, as the oracles see it.
+struct ConnRecord {
+  std::string label;
+  std::string id;                        // the agent id the label stands for
+  std::shared_ptr<net::WsClient> ws;
+  bool clean = true;        // sent nothing the target may legitimately fail the connection for
+  bool closed = false;      // a close event (or the end of the transport) was seen
+  bool sent_close = false;  // the session closed or dropped it
+  std::uint16_t close_code = 0;
+  bool refused = false;     // the upgrade was answered with a non-101 status
+  int refused_status = 0;
+  std::vector<net::WsEvent> events;  // text, binary and close events received
+  std::vector<std::string> sent;     // text payloads sent, after substitution and signing
+  Json expect = Json::object();      // the profile's bookkeeping for this connection
+};
+
+// One execution of a session.
+struct Exec {
+  std::string prefix;                          // unique per execution: "fz123-4-"
+  std::map<std::string, std::string> vars;     // placeholder values
+  // Every connection opened (a label reconnected gets a new record; the old one is kept for
+  // the oracles), and each label's current one.
+  std::vector<ConnRecord> conns;
+  std::map<std::string, std::size_t> current;
+  std::map<std::string, crypto::Ed25519PrivateKey> keys;  // AgentProtocol identities per label
+  std::vector<net::HttpResult> http;           // answers of http steps, in order
+  Json state = Json::object();                 // the profile's bookkeeping for the execution
+  std::vector<std::string> notes;              // what the executor wants in a finding's detail
+
+  ConnRecord* conn(const std::string& label) {
+    auto it = current.find(label);
+    return it == current.end() ? nullptr : &conns[it->second];
+  }
+  const ConnRecord* conn(const std::string& label) const {
+    auto it = current.find(label);
+    return it == current.end() ? nullptr : &conns[it->second];
+  }
+  // The agent id a label stands for ("" when the profile gave it none).
+  std::string id_of(const std::string& label) const {
+    auto it = vars.find(label);
+    return it == vars.end() ? std::string() : it->second;
+  }
+};
+
+// What the executor knows about the target.
+struct TargetView {
+  engine::TargetConfig config;  // paths, settings, http_base, ws_base, TLS
+  net::Runtime* runtime = nullptr;
+  std::chrono::milliseconds probe_timeout{5000};
+};
+
+class Profile {
+ public:
+  virtual ~Profile() = default;
+  virtual Protocol protocol() const = 0;
+
+  // ---- generation (pure functions of the generator)
+  virtual std::vector<Step> seed_flow(Rng& rng) const = 0;
+  // A mutation of the protocol's own structure ("" when it has none to offer).
+  virtual std::string structure(Rng& rng, std::vector<Step>& steps) const;
+  // An authentication / cryptography mutation ("" when the protocol has no such thing).
+  virtual std::string auth(Rng& rng, std::vector<Step>& steps) const;
+
+  // ---- execution
+  // Variables of the execution (agent ids per label, settings the placeholders name).
+  virtual void begin(Exec& exec, const TargetView& target) const = 0;
+  // Placeholders the generic ones do not cover (tokens, ...); nullopt leaves it as written.
+  virtual std::optional<std::string> resolve(Exec& exec, const TargetView& target, const std::string& name) const;
+  // A text payload just before it leaves: signing (AgentProtocol).
+  virtual std::string finish_text(Exec& exec, const Step& step, std::string payload) const;
+  // After a connect step: accepted (c.ws set) or refused.
+  virtual void connected(Exec& exec, ConnRecord& c, const Step& step) const;
+  // After a clean text frame left on c (payload as sent).
+  virtual void sent(Exec& exec, ConnRecord& c, const std::string& payload) const;
+  // Every expectation of the execution is met (the executor stops waiting early).
+  virtual bool satisfied(const Exec& exec) const;
+  // The protocol and isolation oracles.
+  virtual std::optional<Trip> judge(const Exec& exec) const = 0;
+  // Liveness: a known-good exchange on fresh connections. `salt` makes its ids unique.
+  virtual std::optional<Trip> probe(const TargetView& target, const std::string& salt) const = 0;
+};
+
+const Profile& profile_for(Protocol p);
+
+// ---- helpers shared by the profiles
+std::optional<Json> strict_object(const std::string& text);  // the project's strict reader
+std::optional<Json> event_object(const net::WsEvent& e);       // a received text frame as an object
+std::string shorten(const std::string& s, std::size_t n = 200);  // cut at a UTF-8 character boundary
+std::string dump_text(const Json& j);  // compact JSON, bytes that are not UTF-8 replaced (never throws)
+std::string member_string(const Json& j, const char* key);     // "" when absent or not a string
+// The value at a path of member names (null when any step is missing or not an object), and
+// the string there ("" otherwise): reads of what a target sent, which never throw.
+const Json& at_path(const Json& j, std::initializer_list<const char*> path);
+std::string string_at(const Json& j, std::initializer_list<const char*> path);
+// Waits for an event the predicate accepts; false at a close or the deadline.
+bool wait_for(net::WsClient& ws, const std::function<bool(const net::WsEvent&)>& want, std::chrono::milliseconds budget);
+// A fresh probe connection (ws_base + path), or the failure as a liveness trip.
+Expected<std::shared_ptr<net::WsClient>, Trip> probe_connect(const TargetView& target, const std::string& path_and_query,
+                                                             net::Headers headers = {});
+Expected<net::HttpResult, Trip> probe_http(const TargetView& target, const std::string& method, const std::string& path,
+                                           const std::string& body, net::Headers headers = {});
+
+}  // namespace ac::fuzz

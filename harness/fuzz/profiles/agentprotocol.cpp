@@ -1,0 +1,278 @@
+// AgentProtocol 0.1 (agentprotocol-0.1.md) over its WebSocket binding: every agent of a session
+// has an Ed25519 key made for the execution (${a} = base64 of its public key), and every message
+// is signed last, as the step's `sign` says (valid, none, bad, other-key, tamper-after,
+// noncanonical).
+//   seed       a and b say hello to the peer (the target), a requests echo and reverse, a
+//              notifies b through the relay, b answers a, a broadcasts a notify
+//   structure  unknown actions and recipients, other protocol and hello versions, requests
+//              with odd timeouts, the correlationId dropped
+//   auth       signatures missing, flipped, by another key, over a tampered or a
+//              non-canonical form; from.agentId of another agent
+//   protocol   a message whose signature does not verify draws an error INVALID_SIGNATURE
+//              ("Always verify signatures before trusting message content"); every other
+//              broken message, and a message to an unknown agent, draws an error message
+//   isolation  a relayed message reaches only its to.agentId (or everyone, for a broadcast),
+//              byte for byte, with its signature still valid
+//   probe      a signed hello on a fresh connection is answered with a hello
+#include "harness/crypto/base64.hpp"
+#include "harness/fuzz/profiles/profiles.hpp"
+#include "harness/protocols/agentprotocol/signature.hpp"
+
+namespace ac::fuzz {
+namespace {
+
+namespace ap = proto::agentprotocol;
+
+Json message(const std::string& from, const std::string& to, const char* type, Json payload, int id, bool broadcast = false) {
+  return Json{{"protocol", "agentprotocol/0.1"},
+              {"id", "${uuid:" + std::to_string(id) + "}"},
+              {"timestamp", "${now}"},
+              {"from", {{"agentId", "${" + from + "}"}, {"name", "fuzz " + from}, {"capabilities", {"agentprotocol:core"}}}},
+              {"to", {{"agentId", to == "peer" ? std::string("${peer}") : "${" + to + "}"}, {"broadcast", broadcast}}},
+              {"type", type},
+              {"payload", std::move(payload)}};
+}
+
+Json request(const char* action, Json params, const std::string& correlation) {
+  return Json{{"action", action}, {"correlationId", correlation}, {"params", std::move(params)}, {"timeout", 5000}};
+}
+
+std::string error_code(const Json& m) { return string_at(m, {"payload", "code"}); }
+
+class AgentProtocol final : public Profile {
+ public:
+  Protocol protocol() const override { return Protocol::agentprotocol; }
+
+  std::vector<Step> seed_flow(Rng& rng) const override {
+    std::vector<Step> s{connect_step("a", "${path.ws}"), connect_step("b", "${path.ws}")};
+    s.push_back(text_step("a", message("a", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 1), "valid"));
+    s.push_back(text_step("b", message("b", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 2), "valid"));
+    s.push_back(text_step("a", message("a", "peer", "request", request("echo", {{"text", "hi"}}, "c-1"), 3), "valid"));
+    s.push_back(text_step("a", message("a", "peer", "request", request("reverse", {{"text", "stressed"}}, "c-2"), 4), "valid"));
+    if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "request", request("sum", {{"numbers", {1, 2.5, -3}}}, "c-3"), 5), "valid"));
+    s.push_back(text_step("a", message("a", "b", "notify", {{"event", "ready"}}, 6), "valid"));
+    s.push_back(text_step("b", message("b", "a", "response", {{"correlationId", "c-9"}, {"status", "success"}, {"result", {{"ok", true}}}}, 7), "valid"));
+    if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "notify", {{"event", "to-all"}}, 8, true), "valid"));
+    return s;
+  }
+
+  std::string structure(Rng& rng, std::vector<Step>& s) const override {
+    auto msgs = text_steps_with(s, "\"agentprotocol/");
+    if (msgs.empty()) return {};
+    const std::size_t i = msgs[pick(rng, msgs.size())];
+    const std::string at = " in step " + std::to_string(i);
+    switch (pick(rng, 5)) {
+      case 0: set_pointer(s[i], "/payload/action", chance(rng, 0.5) ? "code-review" : "agentconform:missing"); return "structure: unknown action" + at;
+      case 1: set_pointer(s[i], "/to/agentId", chance(rng, 0.5) ? "nobody" : "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="); return "structure: unknown recipient" + at;
+      case 2: {
+        static const Json protocols[] = {"agentprotocol/0.2", "agentprotocol/1.0", "agentprotocol", "AgentProtocol/0.1", ""};
+        set_member(s[i], "protocol", protocols[pick(rng, std::size(protocols))]);
+        return "structure: protocol" + at;
+      }
+      case 3: {
+        auto hellos = text_steps_with(s, "\"hello\"");
+        if (hellos.empty()) return {};
+        const std::size_t k = hellos[pick(rng, hellos.size())];
+        static const Json versions[] = {"0.2", "1.0", "0.1.0", "", 0.1};
+        set_pointer(s[k], "/payload/version", versions[pick(rng, std::size(versions))]);
+        return "structure: hello version in step " + std::to_string(k);
+      }
+      default: {
+        auto requests = text_steps_with(s, "\"request\"");
+        if (requests.empty()) return {};
+        const std::size_t k = requests[pick(rng, requests.size())];
+        static const Json timeouts[] = {0, -1, 1, 2147483648LL, 1e300, "soon"};
+        set_pointer(s[k], "/payload/timeout", timeouts[pick(rng, std::size(timeouts))]);
+        return "structure: request timeout in step " + std::to_string(k);
+      }
+    }
+  }
+
+  std::string auth(Rng& rng, std::vector<Step>& s) const override {
+    auto signed_steps = text_steps_with(s, "\"agentprotocol/");
+    if (signed_steps.empty()) return {};
+    const std::size_t i = signed_steps[pick(rng, signed_steps.size())];
+    static const char* modes[] = {"none", "bad", "other-key", "tamper-after", "noncanonical", "impersonate"};
+    const std::string mode = modes[pick(rng, std::size(modes))];
+    if (mode == "impersonate") {
+      // Claims to be the other agent; signed with its own key, so the signature cannot verify.
+      set_pointer(s[i], "/from/agentId", s[i].conn == "a" ? "${b}" : "${a}");
+      return "auth: from.agentId of another agent in step " + std::to_string(i);
+    }
+    s[i].sign = mode;
+    return "auth: signature " + mode + " in step " + std::to_string(i);
+  }
+
+  void begin(Exec& exec, const TargetView& target) const override {
+    for (const char* label : {"a", "b", "c"}) {
+      auto key = crypto::Ed25519PrivateKey::generate();
+      if (!key) continue;
+      exec.vars[label] = ap::agent_id(key->public_key());
+      exec.keys.emplace(label, std::move(*key));
+    }
+    if (auto other = crypto::Ed25519PrivateKey::generate()) exec.keys.emplace("other", std::move(*other));
+    exec.vars["peer"] = target.config.setting("peer_agent_id", "unknown-peer");
+    exec.vars["path.ws"] = target.config.path("ws");
+  }
+
+  std::string finish_text(Exec& exec, const Step& step, std::string payload) const override {
+    if (step.sign.empty()) return payload;
+    Json j = Json::parse(payload, nullptr, false);
+    auto key = exec.keys.find(step.sign == "other-key" ? "other" : step.conn);
+    if (j.is_discarded() || !j.is_object() || key == exec.keys.end()) return payload;
+    j.erase("signature");
+    if (step.sign == "none") return j.dump();
+    if (step.sign == "noncanonical") {
+      // Signed over an indented serialization instead of the RFC 8785 form.
+      auto sig = key->second.sign(j.dump(1));
+      if (sig) j["signature"] = crypto::base64_encode(*sig);
+      return j.dump();
+    }
+    auto s = ap::sign(j, key->second);
+    if (!s) return payload;
+    Json out = std::move(*s);
+    if (step.sign == "bad") {
+      auto raw = crypto::base64_decode(out["signature"].get<std::string>());
+      if (raw && !raw->empty()) {
+        (*raw)[raw->size() / 2] = static_cast<char>((*raw)[raw->size() / 2] ^ 0x01);
+        out["signature"] = crypto::base64_encode(*raw);
+      }
+    } else if (step.sign == "tamper-after") {
+      if (out.contains("payload") && out["payload"].is_object()) out["payload"]["tampered"] = true;
+      else out["tampered"] = true;
+    }
+    return out.dump();
+  }
+
+  void connected(Exec& exec, ConnRecord& c, const Step&) const override { c.id = exec.id_of(c.label); }
+
+  void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
+    Json& owed = c.expect["errors"];
+    if (!owed.is_array()) owed = Json::array();
+    auto verified = ap::verify_text(payload);
+    if (!verified) {
+      const std::string code(verified.error().code());
+      // Only a present signature that fails is owed INVALID_SIGNATURE by name; a missing one
+      // (signing is a SHOULD) and unusable messages are owed an error.
+      const bool present_but_bad = verified.error().reason == ap::SignatureFailure::signature_mismatch ||
+                                   verified.error().reason == ap::SignatureFailure::signature_bad_base64 ||
+                                   verified.error().reason == ap::SignatureFailure::signature_wrong_length;
+      owed.push_back({{"code", present_but_bad ? code : ""}, {"frame", shorten(payload)}});
+      return;
+    }
+    auto decoded = profile_of(Protocol::agentprotocol).decode(payload);
+    if (!decoded) {
+      owed.push_back({{"code", ""}, {"frame", shorten(payload)}});
+      return;
+    }
+    const Json& m = decoded->value;
+    const Json to = m.value("to", Json::object());
+    if (at_path(to, {"broadcast"}) == true) return;
+    const std::string target = string_at(to, {"agentId"});
+    if (target == exec.id_of("peer")) return;
+    // Whether the target is bound when the relay handles this frame depends on how the relay
+    // interleaves this connection's frames with the target's: an agent of the session may or
+    // may not get it (no expectation either way), anyone else must not exist.
+    bool known = false;
+    for (const char* label : {"a", "b", "c"}) known = known || target == exec.id_of(label);
+    if (!known) {
+      owed.push_back({{"code", ""}, {"frame", shorten(payload)}, {"why", "unknown agent"}});
+      return;
+    }
+    exec.state["relayed"][payload] = target;
+  }
+
+  static std::vector<Json> errors_from_peer(const Exec& exec, const ConnRecord& c) {
+    std::vector<Json> out;
+    for (const auto& e : c.events) {
+      auto j = event_object(e);
+      if (j && member_string(*j, "type") == "error" && string_at(*j, {"from", "agentId"}) == exec.id_of("peer")) {
+        out.push_back(std::move(*j));
+      }
+    }
+    return out;
+  }
+
+  bool satisfied(const Exec& exec) const override {
+    for (const auto& c : exec.conns) {
+      if (c.clean && !c.closed && errors_from_peer(exec, c).size() < c.expect.value("errors", Json::array()).size()) return false;
+    }
+    return true;
+  }
+
+  std::optional<Trip> judge(const Exec& exec) const override {
+    for (const auto& c : exec.conns) {
+      if (!c.clean) continue;
+      const Json owed = c.expect.value("errors", Json::array());
+      const auto errors = errors_from_peer(exec, c);
+      if (errors.size() < owed.size()) {
+        return Trip{"protocol", "a broken or unverifiable message drew no error message",
+                    std::to_string(owed.size()) + " owed, " + std::to_string(errors.size()) + " error(s); first: " + dump_text(owed[0])};
+      }
+      std::size_t bad_signatures = 0, invalid_signature_errors = 0;
+      for (const auto& o : owed) bad_signatures += o.value("code", "") == "INVALID_SIGNATURE";
+      for (const auto& e : errors) invalid_signature_errors += error_code(e) == "INVALID_SIGNATURE";
+      if (invalid_signature_errors < bad_signatures) {
+        return Trip{"protocol", "a message with a bad signature was not refused with INVALID_SIGNATURE",
+                    std::to_string(bad_signatures) + " bad signature(s), " + std::to_string(invalid_signature_errors) +
+                        " INVALID_SIGNATURE error(s); codes seen: " + [&] {
+                          std::string codes;
+                          for (const auto& e : errors) codes += error_code(e) + " ";
+                          return codes;
+                        }()};
+      }
+    }
+    // Isolation: what reached an agent from someone other than the peer was relayed to it.
+    const Json relayed = exec.state.value("relayed", Json::object());
+    for (const auto& c : exec.conns) {
+      for (const auto& e : c.events) {
+        auto j = event_object(e);
+        if (!j || string_at(*j, {"from", "agentId"}) == exec.id_of("peer")) continue;
+        const std::string detail = "connection " + c.label + " got: " + shorten(e.data);
+        // A broadcast reaches every connected agent, those of other sessions (parallel jobs) too.
+        if (at_path(*j, {"to", "broadcast"}) == true) continue;
+        if (!relayed.contains(e.data)) {
+          bool untracked = false;  // sent on a connection whose frames are not tracked
+          for (const auto& o : exec.conns) {
+            if (o.clean) continue;
+            for (const auto& t : o.sent) untracked = untracked || t == e.data;
+          }
+          if (untracked) continue;
+          return Trip{"isolation", "a message reached an agent that no one relayed it to, or changed in transit", detail};
+        }
+        if (relayed[e.data] != c.id) return Trip{"isolation", "a relayed message reached an agent other than its to.agentId", detail};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Trip> probe(const TargetView& target, const std::string&) const override {
+    auto key = crypto::Ed25519PrivateKey::generate();
+    if (!key) return std::nullopt;
+    auto ws = probe_connect(target, target.config.path("ws"));
+    if (!ws) return ws.error();
+    Json hello{{"protocol", "agentprotocol/0.1"}, {"id", proto::typed::new_uuid_v4()}, {"timestamp", proto::typed::utc_now()},
+               {"from", {{"agentId", ap::agent_id(key->public_key())}, {"capabilities", {"agentprotocol:core"}}}},
+               {"to", {{"agentId", target.config.setting("peer_agent_id", "unknown-peer")}, {"broadcast", false}}},
+               {"type", "hello"}, {"payload", {{"version", "0.1"}, {"features", {"signed-messages"}}}}};
+    auto signed_hello = ap::sign(hello, *key);
+    if (!signed_hello) return std::nullopt;
+    (*ws)->send_text(signed_hello->dump());
+    const bool answered = wait_for(**ws, [](const net::WsEvent& e) {
+      auto j = event_object(e);
+      return j && member_string(*j, "type") == "hello";
+    }, target.probe_timeout);
+    (*ws)->close(1000);
+    if (!answered) return Trip{"hang", "probe: a signed hello on a fresh connection was not answered with a hello", "no hello in time"};
+    return std::nullopt;
+  }
+};
+
+}  // namespace
+
+const Profile& agentprotocol_profile() {
+  static const AgentProtocol p;
+  return p;
+}
+
+}  // namespace ac::fuzz

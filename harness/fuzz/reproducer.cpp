@@ -1,0 +1,90 @@
+// Reproducer files (agentconform-fuzz-reproducer/1) and the findings of a results document.
+#include <fstream>
+#include <sstream>
+
+#include "harness/fuzz/fuzzer.hpp"
+#include "harness/json/strict_reader.hpp"
+
+namespace ac::fuzz {
+namespace {
+
+constexpr const char* kFormat = "agentconform-fuzz-reproducer/1";
+
+Json strings(const std::vector<std::string>& v) {
+  Json out = Json::array();
+  for (const auto& s : v) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
+  return Json{{"format", kFormat},
+              {"protocol", protocol_name(options.protocol)},
+              {"target", options.target_description},
+              {"seed", options.seed},
+              {"iteration", finding.iteration},
+              {"families", families_text(options.families)},
+              {"oracle", finding.trip.oracle},
+              {"signature", finding.trip.signature},
+              {"detail", finding.trip.detail},
+              {"reproduced", finding.reproduced},
+              {"mutations", strings(finding.mutations)},
+              {"placeholders", "${a} ${b} ${c}: agent ids made for each execution; ${uuid:N}, ${now}, tokens: filled when sent"},
+              {"steps", steps_to_json(finding.minimized)},
+              {"original_steps", steps_to_json(finding.original)}};
+}
+
+Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_t number) {
+  Json j{{"id", "FUZZ-" + std::string(protocol_name(options.protocol)) + "-" + finding.trip.oracle + "-" + std::to_string(number)},
+         {"protocol", protocol_name(options.protocol)},
+         {"oracle", finding.trip.oracle},
+         {"signature", finding.trip.signature},
+         {"detail", finding.trip.detail},
+         {"seed", options.seed},
+         {"iteration", finding.iteration},
+         {"mutations", strings(finding.mutations)},
+         {"original_steps", finding.original.size()},
+         {"reproduced", finding.reproduced},
+         {"steps", steps_to_json(finding.minimized)},
+         {"transcript", finding.transcript}};
+  if (!finding.file.empty()) {
+    j["reproducer"] = {{"file", finding.file.string()}, {"replay", "agentconform fuzz --replay " + finding.file.string()}};
+  }
+  return j;
+}
+
+Expected<Reproducer, std::string> load_reproducer(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return unexpected("cannot open " + file.string());
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  json::ReadLimits limits;
+  limits.max_bytes = 64u << 20;
+  auto doc = json::parse_strict(buffer.str(), limits);
+  if (!doc) return unexpected(file.string() + ": " + doc.error().describe());
+  const Json& d = *doc;
+  if (!d.is_object() || d.value("format", Json()) != kFormat) {
+    return unexpected(file.string() + ": not an agentconform fuzz reproducer (format " + kFormat + ")");
+  }
+  Reproducer r;
+  const Json proto = d.value("protocol", Json());
+  if (!proto.is_string()) return unexpected(file.string() + ": \"protocol\" must be a string");
+  auto p = parse_protocol(proto.get<std::string>());
+  if (!p) return unexpected(file.string() + ": " + p.error());
+  r.protocol = *p;
+  r.target = d.value("target", Json::object());
+  if (!r.target.is_object()) return unexpected(file.string() + ": \"target\" must be an object");
+  const Json seed = d.value("seed", Json(0));
+  r.seed = seed.is_number_unsigned() ? seed.get<std::uint64_t>() : 0;
+  const Json oracle = d.value("oracle", Json(""));
+  const Json signature = d.value("signature", Json(""));
+  r.oracle = oracle.is_string() ? oracle.get<std::string>() : "";
+  r.signature = signature.is_string() ? signature.get<std::string>() : "";
+  auto steps = steps_from_json(d.value("steps", Json()));
+  if (!steps) return unexpected(file.string() + ": " + steps.error());
+  r.steps = std::move(*steps);
+  return r;
+}
+
+}  // namespace ac::fuzz
