@@ -29,3 +29,25 @@ function(ac_set_warnings target)
     target_precompile_headers(${target} REUSE_FROM ac_pch)
   endif()
 endfunction()
+
+# Test executables compile at -O0: their own code is assertions and fixtures, the code under
+# test (the libraries) keeps the preset's optimisation. With ASan+UBSan, -O0 compiles a test
+# file about 40% faster, the largest share of a clean CI build. GCC refuses a PCH built at
+# another -O level (__OPTIMIZE__ differs), so tests have their own, which also holds gtest.
+set(AC_TEST_OPTIONS -O0)
+if(AC_PCH AND AC_BUILD_TESTS)
+  add_library(ac_pch_test OBJECT ${CMAKE_CURRENT_LIST_DIR}/pch_anchor.cpp)
+  target_link_libraries(ac_pch_test PRIVATE nlohmann_json::nlohmann_json GTest::gtest GTest::gmock)
+  target_compile_options(ac_pch_test PRIVATE ${AC_WARNING_OPTIONS} ${AC_TEST_OPTIONS})
+  target_compile_definitions(ac_pch_test PRIVATE GTEST_HAS_PTHREAD=1)
+  target_precompile_headers(ac_pch_test PRIVATE
+    <nlohmann/json.hpp> <string> <string_view> <vector> <map> <set> <memory> <optional>
+    <functional> <chrono> <mutex> <filesystem> <gtest/gtest.h> <gmock/gmock.h>)
+endif()
+
+function(ac_set_test_options target)
+  target_compile_options(${target} PRIVATE ${AC_WARNING_OPTIONS} ${AC_TEST_OPTIONS})
+  if(AC_PCH)
+    target_precompile_headers(${target} REUSE_FROM ac_pch_test)
+  endif()
+endfunction()

@@ -157,7 +157,6 @@ void Executor::do_http(Exec& exec, const Step& step, std::optional<Trip>& trip) 
       }
     }
   }
-  exec.http.push_back(std::move(*r));
 }
 
 void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {

@@ -173,7 +173,7 @@ FuzzReport run_fuzz(const FuzzOptions& o) {
       // Collateral: the lobby was restarted (or died of another session) while this one ran.
       if (flight.generation != generation.load()) return;
     }
-    const std::uint64_t before = o.process != nullptr ? o.process->pid() : 0;
+    const pid_t before = o.process != nullptr ? o.process->pid() : 0;
     Trip trip = judge.classify(std::move(raw));
     if (o.process != nullptr && o.process->pid() != before) ++generation;
     {

@@ -59,9 +59,7 @@ struct Exec {
   std::vector<ConnRecord> conns;
   std::map<std::string, std::size_t> current;
   std::map<std::string, crypto::Ed25519PrivateKey> keys;  // AgentProtocol identities per label
-  std::vector<net::HttpResult> http;           // answers of http steps, in order
   Json state = Json::object();                 // the profile's bookkeeping for the execution
-  std::vector<std::string> notes;              // what the executor wants in a finding's detail
 
   ConnRecord* conn(const std::string& label) {
     auto it = current.find(label);

@@ -183,13 +183,16 @@ asio::awaitable<Result> exchange(Stream stream, std::shared_ptr<asio::ssl::conte
   auto token = asio::redirect_error(asio::use_awaitable, ec);
   beast::get_lowest_layer(stream).expires_after(timeout);
   co_await http::async_write(stream, req, token);
-  if (ec) co_return unexpected(error_from(ec, "sending the request"));
+  // A server may answer early (413 to an oversize body) and stop reading: the write then
+  // fails, yet the answer can already be waiting in our receive buffer, so try to read it.
+  const error_code write_ec = ec;
   Opened opened;
   http::response_parser<http::string_body> parser;
   parser.body_limit(max_body);
   parser.header_limit(64 * 1024);
   if (!ws_key.empty()) parser.skip(false);
   co_await http::async_read_header(stream, opened.leftover, parser, token);
+  if (ec && write_ec) co_return unexpected(error_from(write_ec, "sending the request"));
   if (ec) co_return unexpected(error_from(ec, "reading the response header"));
   const bool switching = parser.get().result_int() == 101;
   if (!switching || ws_key.empty()) {

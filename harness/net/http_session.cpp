@@ -1,5 +1,7 @@
 // HTTP/1.1 sessions (plain and TLS): read a request within the limits, answer it through the
 // routed HttpHandler, or hand the connection to a WebSocket session on upgrade.
+#include <array>
+
 #include <boost/url/parse.hpp>
 #include <boost/url/url_view.hpp>
 
@@ -86,7 +88,12 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     if (ec) {
       // Answer what we can about a request we refuse to read further, then close.
       if (ec == http::error::header_limit) return reply_and_close(error_response(431, "HEADER_TOO_LARGE", "request header exceeds the limit"));
-      if (ec == http::error::body_limit) return reply_and_close(error_response(413, "BODY_TOO_LARGE", "request body exceeds the limit"));
+      if (ec == http::error::body_limit) {
+        // The client is most likely still sending the body: closing now would reset the
+        // connection and destroy the 413 before the client reads it (RFC 9112 §9.6).
+        linger_ = true;
+        return reply_and_close(error_response(413, "BODY_TOO_LARGE", "request body exceeds the limit"));
+      }
       if (ec == asio::error::eof || ec == asio::error::connection_reset) return close_now();
       return reply_and_close(error_response(400, "BAD_REQUEST", "malformed HTTP request"));
     }
@@ -134,9 +141,30 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     beast::get_lowest_layer(stream_).expires_after(shared().options.http_idle_timeout);
     http::async_write(stream_, *res_, [self = this->shared_from_this(), keep_alive](error_code ec, std::size_t) {
       self->res_.reset();
+      if (!ec && self->linger_) return self->linger();
       if (ec || !keep_alive) return self->close_now();
       self->do_read();
     });
+  }
+
+  // Lingering close: stop sending, then read and discard what the client still sends, for
+  // a bounded time and amount, so the answer already written reaches it before we close.
+  void linger() {
+    error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_send, ignored);
+    beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(2));
+    drain();
+  }
+
+  void drain() {
+    constexpr std::size_t kMaxDrainBytes = 64u << 20;
+    auto buffer = std::make_shared<std::array<char, 16384>>();
+    beast::get_lowest_layer(stream_).async_read_some(
+        asio::buffer(*buffer), [self = this->shared_from_this(), buffer](error_code ec, std::size_t n) {
+          self->drained_ += n;
+          if (ec || self->drained_ > kMaxDrainBytes) return self->close_now();
+          self->drain();
+        });
   }
 
   void reply_and_close(const HttpResponse& response) { write(response, 11, false); }
@@ -165,6 +193,8 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
   std::shared_ptr<http::response<http::string_body>> res_;
   bool first_request_ = true;
   bool closed_ = false;
+  bool linger_ = false;
+  std::size_t drained_ = 0;
 };
 
 }  // namespace

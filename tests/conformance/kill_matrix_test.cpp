@@ -45,7 +45,7 @@ TEST_P(KillMatrix, EveryFaultIsDetectedByItsRequirement) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Protocols, KillMatrix, ::testing::Values("alp", "agora", "agentprotocol", "a2acp", "chopsticks"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
 }  // namespace ac::testing

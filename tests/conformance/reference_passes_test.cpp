@@ -27,7 +27,7 @@ TEST_P(ReferencePasses, EveryCaseThreeTimesInARow) {
 
 INSTANTIATE_TEST_SUITE_P(Protocols, ReferencePasses,
                          ::testing::Values("alp", "agora", "agentprotocol", "a2acp", "chopsticks"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
 }  // namespace ac::testing

@@ -94,9 +94,13 @@ TEST(SemverCompare, FollowsThePrecedenceChainOfSemverOrg) {
   for (std::size_t i = 0; i < chain.size(); ++i) {
     for (std::size_t j = 0; j < chain.size(); ++j) {
       const auto c = compare(must(chain[i]), must(chain[j]));
-      if (i < j) EXPECT_TRUE(c < 0) << chain[i] << " < " << chain[j];
-      if (i == j) EXPECT_TRUE(c == 0) << chain[i];
-      if (i > j) EXPECT_TRUE(c > 0) << chain[i] << " > " << chain[j];
+      if (i < j) {
+        EXPECT_TRUE(c < 0) << chain[i] << " < " << chain[j];
+      } else if (i == j) {
+        EXPECT_TRUE(c == 0) << chain[i];
+      } else {
+        EXPECT_TRUE(c > 0) << chain[i] << " > " << chain[j];
+      }
     }
   }
 }

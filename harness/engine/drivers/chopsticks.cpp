@@ -2,9 +2,12 @@
 // the fields every hello needs (protocolVersion, agentId, botUserId, tag, ready, guildIds,
 // poolId) unless the case gives or removes them. Triggers use the reference's admin API
 // (feature chopsticks.admin-api): "request" sends a req through POST /chopsticks/request and
-// returns {status, body} (after waiting, bounded, until the agent is listed: see below); "agents" returns GET /chopsticks/agents; "agent" returns the record of
-// params.agentId (failing when it is not live).
+// returns {status, body} (after waiting, bounded, until the agent is listed: see below);
+// "agents" returns GET /chopsticks/agents; "agent" returns the record of params.agentId
+// (failing when it is not live); "await-agent" waits until params.agentId is listed, the only
+// way a case can know that a hello (which has no acknowledgement) has been processed.
 #include <chrono>
+#include <optional>
 #include <thread>
 
 #include "harness/engine/drivers/common.hpp"
@@ -53,6 +56,28 @@ class ChopsticksDriver final : public Driver {
     return apply_edits(std::move(m), step, env.vars);
   }
 
+  // Polls GET agents (bounded by settings.agent_listed_wait_ms, default 1000) until `wanted`
+  // is listed; returns its record, or nothing when it never is.
+  static std::optional<Json> wait_until_listed(const Json& wanted, CaseEnv& env) {
+    const Json& st = env.target.settings;
+    const auto limit = std::chrono::milliseconds(
+        st.contains("agent_listed_wait_ms") && st["agent_listed_wait_ms"].is_number_unsigned()
+            ? st["agent_listed_wait_ms"].get<std::int64_t>()
+            : 1000);
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (wanted.is_string()) {
+      auto all = http_json(env, "GET", env.target.path("agents"), {}, "");
+      if (!all) return std::nullopt;
+      const Json agents = all->is_object() && all->contains("agents") ? (*all)["agents"] : Json::array();
+      for (const auto& a : agents) {
+        if (a.is_object() && a.contains("agentId") && a["agentId"] == wanted) return a;
+      }
+      if (std::chrono::steady_clock::now() >= until) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+
   Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const override {
     if (action == "agents") return http_json(env, "GET", env.target.path("agents"), {}, "");
     if (action == "agent") {  // one agent's record, by params.agentId
@@ -63,27 +88,18 @@ class ChopsticksDriver final : public Driver {
       }
       return unexpected("no live agent " + params.value("agentId", Json()).dump());
     }
+    if (action == "await-agent") {  // params.agentId's record, once the controller lists it
+      const Json wanted = params.is_object() && params.contains("agentId") ? params["agentId"] : Json();
+      if (auto record = wait_until_listed(wanted, env)) return *record;
+      return unexpected("agent " + wanted.dump() + " was not listed within agent_listed_wait_ms");
+    }
     if (action == "request") {
       // A hello has no acknowledgement, so a case cannot know when the controller has
-      // registered the agent it just greeted. Before asking for a req, wait (bounded by
-      // settings.agent_listed_wait_ms, default 1000) until GET agents lists the agent; if it
-      // never does, the request is sent anyway and the controller's answer is what the case sees.
-      const Json& st = env.target.settings;
-      const auto limit = std::chrono::milliseconds(
-          st.contains("agent_listed_wait_ms") && st["agent_listed_wait_ms"].is_number_unsigned()
-              ? st["agent_listed_wait_ms"].get<std::int64_t>()
-              : 1000);
-      const auto until = std::chrono::steady_clock::now() + limit;
+      // registered the agent it just greeted. Before asking for a req, wait (bounded) until
+      // GET agents lists the agent; if it never does, the request is sent anyway and the
+      // controller's answer is what the case sees.
       const Json wanted = params.is_object() && params.contains("agentId") ? params["agentId"] : Json();
-      while (wanted.is_string() && std::chrono::steady_clock::now() < until) {
-        auto all = http_json(env, "GET", env.target.path("agents"), {}, "");
-        if (!all) break;
-        const Json agents = all->is_object() && all->contains("agents") ? (*all)["agents"] : Json::array();
-        bool listed = false;
-        for (const auto& a : agents) listed = listed || (a.is_object() && a.contains("agentId") && a["agentId"] == wanted);
-        if (listed) break;
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      }
+      if (wanted.is_string()) (void)wait_until_listed(wanted, env);
       return http_json(env, "POST", env.target.path("request"), {}, params.dump(), /*any_status=*/true);
     }
     return Driver::trigger(action, params, env);

@@ -159,9 +159,9 @@ class Alp final : public Profile {
           s.insert(s.begin() + static_cast<std::ptrdiff_t>(left), close_step("b"));
         }
         Step late = s[to_b[pick(rng, to_b.size())]];
-        const std::size_t at = left + 1 + pick(rng, s.size() - left);
-        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), std::move(late));
-        return "structure: message to b after b left (step " + std::to_string(at) + ")";
+        const std::size_t late_at = left + 1 + pick(rng, s.size() - left);
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(late_at), std::move(late));
+        return "structure: message to b after b left (step " + std::to_string(late_at) + ")";
       }
       default: {
         // The same message_id twice (idempotency), or a conversation_id dropped.
