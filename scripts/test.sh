@@ -12,10 +12,17 @@ cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 
+# Stage times go to the log, so a slow CI run shows where its minutes went.
+stage_start=$SECONDS
+stage_done() { echo "== $1 took $((SECONDS - stage_start)) s"; stage_start=$SECONDS; }
+stage_done "set-up"
+
 echo "== ASan+UBSan build and tests"
 cmake --preset asan >/dev/null
 cmake --build --preset asan
+stage_done "ASan+UBSan build"
 ctest --preset asan
+stage_done "ASan+UBSan tests"
 
 echo "== libFuzzer build (.clusterfuzzlite/build.sh, OSS-Fuzz variables) and fuzz smoke"
 # One clang build: build.sh drives CMake in $WORK with the fuzz preset's options and fills $OUT
@@ -28,5 +35,6 @@ mkdir -p "$cfl/src" "$cfl/work" "$cfl/out"
   export CFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
   export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$cfl/src WORK=$cfl/work OUT=$cfl/out
   .clusterfuzzlite/build.sh
-  fuzz/smoke_out.sh "$OUT" 20 6
+  fuzz/smoke_out.sh "$OUT" 12 6
 )
+stage_done "libFuzzer build and smoke"
