@@ -18,18 +18,6 @@ extern char** environ;
 namespace ac::engine {
 namespace {
 
-std::string kind_name(ws::Event::Kind k) {
-  switch (k) {
-    case ws::Event::Kind::text: return "text";
-    case ws::Event::Kind::binary: return "binary";
-    case ws::Event::Kind::ping: return "ping";
-    case ws::Event::Kind::pong: return "pong";
-    case ws::Event::Kind::close: return "close";
-    case ws::Event::Kind::violation: return "violation";
-  }
-  return "text";
-}
-
 std::string hex(std::string_view bytes) {
   static const char* digits = "0123456789abcdef";
   std::string out;
@@ -71,7 +59,7 @@ class WsChannel final : public Channel {
       if (!e) return std::nullopt;
       if (e->kind == ws::Event::Kind::close && e->transport_closed && reported_close_) return to_incoming(*e);
       if (e->kind == ws::Event::Kind::ping || e->kind == ws::Event::Kind::pong) {
-        t_.add(name_, "in", kind_name(e->kind), e->data);
+        t_.add(name_, "in", ws::kind_name(e->kind), e->data);
         continue;
       }
       if (e->kind == ws::Event::Kind::close) {
@@ -82,7 +70,7 @@ class WsChannel final : public Channel {
       } else if (e->kind == ws::Event::Kind::binary) {
         t_.add(name_, "in", "binary", "hex:" + hex(e->data));
       } else {
-        t_.add(name_, "in", kind_name(e->kind), e->data);
+        t_.add(name_, "in", ws::kind_name(e->kind), e->data);
         if (e->invalid_utf8) t_.add(name_, "note", "violation", "text frame is not valid UTF-8 (RFC 6455 §5.6)");
       }
       return to_incoming(*e);

@@ -21,18 +21,6 @@ using std::chrono::milliseconds;
 
 constexpr std::size_t kCleanLimit = 512 * 1024;  // well under the usual 1 MiB message limit
 
-const char* event_kind(ws::Event::Kind k) {
-  switch (k) {
-    case ws::Event::Kind::text: return "text";
-    case ws::Event::Kind::binary: return "binary";
-    case ws::Event::Kind::ping: return "ping";
-    case ws::Event::Kind::pong: return "pong";
-    case ws::Event::Kind::close: return "close";
-    case ws::Event::Kind::violation: return "violation";
-  }
-  return "text";
-}
-
 Trip unreachable(const net::ClientError& e, const std::string& what) {
   if (e.kind == net::ClientError::Kind::timeout) return Trip{"hang", what + " not answered in time", e.describe()};
   return Trip{"liveness", "target unreachable", what + ": " + e.describe()};
@@ -232,7 +220,7 @@ void Executor::record(ConnRecord& c, net::WsEvent e) {
     c.closed = true;
     c.close_code = e.close_code;
   }
-  note(c.label, "in", event_kind(e.kind), e.data, e.kind == ws::Event::Kind::close ? std::optional<long long>(e.close_code) : std::nullopt);
+  note(c.label, "in", ws::kind_name(e.kind), e.data, e.kind == ws::Event::Kind::close ? std::optional<long long>(e.close_code) : std::nullopt);
   c.events.push_back(std::move(e));
 }
 

@@ -166,4 +166,16 @@ std::optional<Event> MessageAssembler::feed(Frame&& frame, bool expect_masked) {
   return e;
 }
 
+const char* kind_name(Event::Kind kind) {
+  switch (kind) {
+    case Event::Kind::text: return "text";
+    case Event::Kind::binary: return "binary";
+    case Event::Kind::ping: return "ping";
+    case Event::Kind::pong: return "pong";
+    case Event::Kind::close: return "close";
+    case Event::Kind::violation: return "violation";
+  }
+  return "text";
+}
+
 }  // namespace ac::ws

@@ -68,6 +68,9 @@ struct Event {
   bool invalid_utf8 = false;    // a text message or close reason that is not UTF-8
 };
 
+// "text", "binary", "ping", "pong", "close" or "violation": the name transcripts use.
+const char* kind_name(Event::Kind kind);
+
 // Reassembles fragmented messages and checks the RFC 6455 rules a peer must follow. Rule
 // breaks become Kind::violation events (the caller decides whether to fail the connection).
 class MessageAssembler {
