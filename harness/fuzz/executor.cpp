@@ -186,31 +186,26 @@ void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
       c.clean = false;
       break;
     }
-    case Step::Kind::close: {
-      c.ws->close(step.code, "fuzz");
+    case Step::Kind::close:
+    case Step::Kind::drop: {
+      // A connection going is the one event whose order against the other connections decides
+      // routing (messages to an agent that left). So the session's order is made the order the
+      // target sees: every frame sent before on any connection is handled first (one ping round
+      // trip each), and the session goes on only when the target has seen this one go.
+      settle(exec, &c);
+      if (step.kind == Step::Kind::close) {
+        c.ws->close(step.code, "fuzz");
+        note(c.label, "out", "close", "", step.code);
+      } else {
+        c.ws->abort();
+        note(c.label, "out", "drop", "TCP connection cut without a close frame");
+      }
       c.clean = false;
       c.sent_close = true;
-      note(c.label, "out", "close", "", step.code);
-      // Like a client, wait for the close handshake to finish (or the connection to end): what
-      // the session sends next then reaches a target that has seen this connection go, and the
-      // session's order is the order the target sees.
-      const auto until = Clock::now() + target_.probe_timeout;
-      while (!c.closed) {
-        const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
-        if (left.count() <= 0) break;
-        auto e = c.ws->next(left);
-        if (!e) break;
-        if (e->kind != ws::Event::Kind::ping && e->kind != ws::Event::Kind::pong) record(c, std::move(*e));
-      }
-      settle(exec, c);
+      await_transport_end(c);
+      settle(exec, &c);
       break;
     }
-    case Step::Kind::drop:
-      c.ws->abort();
-      c.clean = false;
-      c.sent_close = true;
-      note(c.label, "out", "drop", "TCP connection cut without a close frame");
-      break;
     default: break;
   }
 }
@@ -253,12 +248,26 @@ std::optional<Trip> Executor::barrier(Exec& exec, int rounds, const std::functio
   return std::nullopt;
 }
 
-// After a connection went: one ping round trip on another open connection, so the target has
-// finished with the closed one (its close echo can leave before its handler ran) before the
-// session goes on.
-void Executor::settle(Exec& exec, const ConnRecord& gone) {
+// Like a client, wait for the close handshake and then the end of the TCP connection: a
+// WebSocket server ends its side during the teardown right before it runs its close handler.
+void Executor::await_transport_end(ConnRecord& c) {
+  const auto until = Clock::now() + target_.probe_timeout;
+  while (c.ws->transport_open()) {
+    const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+    if (left.count() <= 0) break;
+    auto e = c.ws->next(left);
+    if (!e) break;
+    if (e->transport_closed && c.closed) break;  // the stand-in close after the real one
+    if (e->kind != ws::Event::Kind::ping && e->kind != ws::Event::Kind::pong) record(c, std::move(*e));
+  }
+}
+
+// One ping round trip on every other open connection: a pong comes back only after the target
+// handled every frame sent before the ping on that connection. After a close it also gives the
+// target time to finish with the closed connection (its handler runs after the TCP end).
+void Executor::settle(Exec& exec, const ConnRecord* except) {
   for (auto& o : exec.conns) {
-    if (&o == &gone || !o.ws || o.closed || o.sent_close) continue;
+    if (&o == except || !o.ws || o.closed || o.sent_close) continue;
     o.ws->ping("settle");
     const auto until = Clock::now() + target_.probe_timeout;
     while (!o.closed) {
@@ -268,7 +277,6 @@ void Executor::settle(Exec& exec, const ConnRecord& gone) {
       if (!e || e->kind == ws::Event::Kind::pong) break;
       if (e->kind != ws::Event::Kind::ping) record(o, std::move(*e));
     }
-    return;
   }
 }
 

@@ -94,7 +94,7 @@ TEST_P(PlantedBug, IsFoundMinimizedAndReplays) {
     // As the fuzzer counts it: a reproducer trips if one of reproduce_attempts runs does (a bug
     // that depends on how the lobby interleaves connections does not trip every time).
     for (int i = 0; i < o.reproduce_attempts && !replayed; ++i) replayed = judge.run(loaded->steps);
-    ASSERT_TRUE(replayed) << "the minimized reproducer replays";
+    ASSERT_TRUE(replayed) << "the minimized reproducer replays:\n" << steps_to_json(loaded->steps).dump(1);
     EXPECT_EQ(replayed->oracle, c.oracle) << replayed->signature;
   }
   again.process->stop();
