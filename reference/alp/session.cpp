@@ -203,9 +203,9 @@ void Core::on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo
   agent->last_seen = context_.clock();
   if (settings_.faults.planted_stale_route) {
     // The live session opened last hands its "slot" to the departed agent's messages.
-    for (auto it = opened_order_.rbegin(); it != opened_order_.rend(); ++it) {
-      if (Session* other = session_of(*it); other != nullptr && !other->ended && other->agent_id != s.agent_id) {
-        recycled_slot_[s.agent_id] = *it;
+    for (auto opened = opened_order_.rbegin(); opened != opened_order_.rend(); ++opened) {
+      if (Session* other = session_of(*opened); other != nullptr && !other->ended && other->agent_id != s.agent_id) {
+        recycled_slot_[s.agent_id] = *opened;
         break;
       }
     }
