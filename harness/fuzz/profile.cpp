@@ -111,4 +111,70 @@ Expected<net::HttpResult, Trip> probe_http(const TargetView& target, const std::
   return unexpected(Trip{"liveness", "target unreachable", method + " " + path + ": " + r.error().describe()});
 }
 
+void owe_error(ConnRecord& c, const std::string& payload, const std::string& code, const std::string& why) {
+  Json& owed = c.expect["errors"];
+  if (!owed.is_array()) owed = Json::array();
+  Json entry{{"code", code}, {"frame", shorten(payload)}};
+  if (!why.empty()) entry["why"] = why;
+  owed.push_back(std::move(entry));
+}
+
+namespace {
+const Json& owed_of(const ConnRecord& c) {
+  static const Json none = Json::array();
+  const auto it = c.expect.find("errors");
+  return it != c.expect.end() && it->is_array() ? *it : none;
+}
+}  // namespace
+
+bool owed_errors_arrived(const Exec& exec, const ErrorsOf& errors_of) {
+  for (const auto& c : exec.conns) {
+    if (c.clean && !c.closed && errors_of(c).size() < owed_of(c).size()) return false;
+  }
+  return true;
+}
+
+std::optional<Trip> judge_owed_errors(const Exec& exec, const ErrorsOf& errors_of, const std::function<std::string(const Json&)>& code_of,
+                                      const OwedErrorRule& rule) {
+  for (const auto& c : exec.conns) {
+    if (!c.clean) continue;
+    const Json& owed = owed_of(c);
+    const auto errors = errors_of(c);
+    if (errors.size() < owed.size()) {
+      return Trip{"protocol", rule.missing,
+                  std::to_string(owed.size()) + " owed, " + std::to_string(errors.size()) + " error(s) on connection " + c.label +
+                      "; first owed: " + dump_text(owed[0])};
+    }
+    std::size_t named = 0, matching = 0;
+    const Json* first_named = nullptr;
+    for (const auto& o : owed) {
+      if (!o.is_object() || o.value("code", "") != rule.named) continue;
+      ++named;
+      if (first_named == nullptr) first_named = &o;
+    }
+    std::string codes;
+    for (const auto& e : errors) {
+      const std::string code = code_of(e);
+      matching += rule.accepted.contains(code);
+      codes += (codes.empty() ? "" : " ") + code;
+    }
+    if (matching < named) {
+      return Trip{"protocol", rule.wrong_code,
+                  std::to_string(named) + " owed " + rule.named + ", " + std::to_string(matching) + " came on connection " + c.label +
+                      " (codes seen: " + codes + "); first: " + dump_text(*first_named)};
+    }
+  }
+  return std::nullopt;
+}
+
+bool sent_untracked(const Exec& exec, const std::string& frame) {
+  for (const auto& o : exec.conns) {
+    if (o.clean) continue;
+    for (const auto& t : o.sent) {
+      if (t == frame) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace ac::fuzz

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -133,5 +134,28 @@ Expected<std::shared_ptr<net::WsClient>, Trip> probe_connect(const TargetView& t
                                                              net::Headers headers = {});
 Expected<net::HttpResult, Trip> probe_http(const TargetView& target, const std::string& method, const std::string& path,
                                            const std::string& body, net::Headers headers = {});
+
+// ---- owed errors: the protocol oracle of the request/answer protocols (A2ACP, AgentProtocol).
+// A clean frame the target must refuse is "owed" an error on its connection, either a named
+// one (the spec requires that code) or any error ("" code).
+void owe_error(ConnRecord& c, const std::string& payload, const std::string& code = "", const std::string& why = "");
+// The error messages the target sent on a connection, as the protocol recognizes them.
+using ErrorsOf = std::function<std::vector<Json>(const ConnRecord&)>;
+// Every clean open connection got at least as many errors as it is owed (the executor may stop waiting).
+bool owed_errors_arrived(const Exec& exec, const ErrorsOf& errors_of);
+// What the oracle judges: the first clean connection with fewer errors than owed (signature
+// `missing`), or fewer errors whose code is one of `accepted` than frames owed `named` (signature
+// `wrong_code`; the detail lists the codes that came).
+struct OwedErrorRule {
+  std::string missing;
+  std::string named;
+  std::set<std::string> accepted;
+  std::string wrong_code;
+};
+std::optional<Trip> judge_owed_errors(const Exec& exec, const ErrorsOf& errors_of, const std::function<std::string(const Json&)>& code_of,
+                                      const OwedErrorRule& rule);
+// A frame some connection sent whose frames are not tracked (not clean): the isolation oracle
+// holds it to nothing.
+bool sent_untracked(const Exec& exec, const std::string& frame);
 
 }  // namespace ac::fuzz

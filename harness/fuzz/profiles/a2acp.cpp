@@ -189,11 +189,9 @@ class A2acp final : public Profile {
   void connected(Exec& exec, ConnRecord& c, const Step&) const override { c.id = exec.id_of(c.label); }
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
-    Json& owed = c.expect["errors"];
-    if (!owed.is_array()) owed = Json::array();
     auto decoded = profile_of(Protocol::a2acp).decode(payload);
     if (!decoded) {
-      owed.push_back({{"code", ""}, {"frame", shorten(payload)}});
+      owe_error(c, payload);
       return;
     }
     const Json& m = decoded->value;
@@ -209,7 +207,7 @@ class A2acp final : public Profile {
                              string_at(m, {"payload", "requested_intent"}) == "provision_test_dataset" &&
                              string_at(m, {"payload", "target_agent_id"}) == exec.id_of("b");
     if (version_ok && (foreign || (!kind.empty() && (kind != "jwt-no-caps" || caps_matter)))) {
-      owed.push_back({{"code", "AUTH_FAILED"}, {"frame", shorten(payload)}, {"why", foreign ? "source_agent of another agent" : kind}});
+      owe_error(c, payload, "AUTH_FAILED", foreign ? "source_agent of another agent" : kind);
       exec.state["unroutable"][payload] = true;  // the frame itself: a replay may reuse the message_id
       return;
     }
@@ -230,33 +228,15 @@ class A2acp final : public Profile {
   }
 
   bool satisfied(const Exec& exec) const override {
-    for (const auto& c : exec.conns) {
-      if (c.clean && !c.closed && broker_errors(exec, c).size() < c.expect.value("errors", Json::array()).size()) return false;
-    }
-    return true;
+    return owed_errors_arrived(exec, [&](const ConnRecord& c) { return broker_errors(exec, c); });
   }
 
   std::optional<Trip> judge(const Exec& exec) const override {
-    for (const auto& c : exec.conns) {
-      if (!c.clean) continue;
-      const Json owed = c.expect.value("errors", Json::array());
-      const auto errors = broker_errors(exec, c);
-      if (errors.size() < owed.size()) {
-        return Trip{"protocol", "a broken or unauthenticated message drew no error",
-                    std::to_string(owed.size()) + " owed, " + std::to_string(errors.size()) + " error(s); first: " + dump_text(owed[0])};
-      }
-      std::size_t auth_owed = 0, auth_failed = 0;
-      for (const auto& o : owed) auth_owed += o.value("code", "") == "AUTH_FAILED";
-      // Rate limits come first in the broker's pipeline: a rate-limited message was refused too.
-      for (const auto& e : errors) auth_failed += error_code(e) == "AUTH_FAILED" || error_code(e) == "RATE_LIMIT_EXCEEDED";
-      if (auth_failed < auth_owed) {
-        for (const auto& o : owed) {
-          if (o.value("code", "") == "AUTH_FAILED") {
-            return Trip{"protocol", "a message with an invalid token or a foreign identity was not refused with AUTH_FAILED", dump_text(o)};
-          }
-        }
-      }
-    }
+    // Rate limits come first in the broker's pipeline: a rate-limited message was refused too.
+    static const OwedErrorRule rule{"a broken or unauthenticated message drew no error", "AUTH_FAILED",
+                                    {"AUTH_FAILED", "RATE_LIMIT_EXCEEDED"},
+                                    "a message with an invalid token or a foreign identity was not refused with AUTH_FAILED"};
+    if (auto trip = judge_owed_errors(exec, [&](const ConnRecord& c) { return broker_errors(exec, c); }, error_code, rule)) return trip;
     const Json routed = exec.state.value("routed", Json::object());
     const Json unroutable = exec.state.value("unroutable", Json::object());
     for (const auto& c : exec.conns) {
@@ -270,13 +250,8 @@ class A2acp final : public Profile {
         if (string_at(*j, {"target_agent", "agent_id"}) != c.id) {
           return Trip{"isolation", "a message delivered to an agent other than its target_agent", detail};
         }
-        if (!routed.contains(e.data)) {
-          bool untracked = false;
-          for (const auto& o : exec.conns) {
-            if (o.clean) continue;
-            for (const auto& t : o.sent) untracked = untracked || t == e.data;
-          }
-          if (!untracked) return Trip{"isolation", "a delivered message that no connection sent, or changed in transit", detail};
+        if (!routed.contains(e.data) && !sent_untracked(exec, e.data)) {
+          return Trip{"isolation", "a delivered message that no connection sent, or changed in transit", detail};
         }
       }
     }

@@ -147,8 +147,6 @@ class AgentProtocol final : public Profile {
   void connected(Exec& exec, ConnRecord& c, const Step&) const override { c.id = exec.id_of(c.label); }
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
-    Json& owed = c.expect["errors"];
-    if (!owed.is_array()) owed = Json::array();
     auto verified = ap::verify_text(payload);
     if (!verified) {
       const std::string code(verified.error().code());
@@ -157,12 +155,12 @@ class AgentProtocol final : public Profile {
       const bool present_but_bad = verified.error().reason == ap::SignatureFailure::signature_mismatch ||
                                    verified.error().reason == ap::SignatureFailure::signature_bad_base64 ||
                                    verified.error().reason == ap::SignatureFailure::signature_wrong_length;
-      owed.push_back({{"code", present_but_bad ? code : ""}, {"frame", shorten(payload)}});
+      owe_error(c, payload, present_but_bad ? code : "");
       return;
     }
     auto decoded = profile_of(Protocol::agentprotocol).decode(payload);
     if (!decoded) {
-      owed.push_back({{"code", ""}, {"frame", shorten(payload)}});
+      owe_error(c, payload);
       return;
     }
     const Json& m = decoded->value;
@@ -176,7 +174,7 @@ class AgentProtocol final : public Profile {
     bool known = false;
     for (const char* label : {"a", "b", "c"}) known = known || target == exec.id_of(label);
     if (!known) {
-      owed.push_back({{"code", ""}, {"frame", shorten(payload)}, {"why", "unknown agent"}});
+      owe_error(c, payload, "", "unknown agent");
       return;
     }
     exec.state["relayed"][payload] = target;
@@ -194,34 +192,13 @@ class AgentProtocol final : public Profile {
   }
 
   bool satisfied(const Exec& exec) const override {
-    for (const auto& c : exec.conns) {
-      if (c.clean && !c.closed && errors_from_peer(exec, c).size() < c.expect.value("errors", Json::array()).size()) return false;
-    }
-    return true;
+    return owed_errors_arrived(exec, [&](const ConnRecord& c) { return errors_from_peer(exec, c); });
   }
 
   std::optional<Trip> judge(const Exec& exec) const override {
-    for (const auto& c : exec.conns) {
-      if (!c.clean) continue;
-      const Json owed = c.expect.value("errors", Json::array());
-      const auto errors = errors_from_peer(exec, c);
-      if (errors.size() < owed.size()) {
-        return Trip{"protocol", "a broken or unverifiable message drew no error message",
-                    std::to_string(owed.size()) + " owed, " + std::to_string(errors.size()) + " error(s); first: " + dump_text(owed[0])};
-      }
-      std::size_t bad_signatures = 0, invalid_signature_errors = 0;
-      for (const auto& o : owed) bad_signatures += o.value("code", "") == "INVALID_SIGNATURE";
-      for (const auto& e : errors) invalid_signature_errors += error_code(e) == "INVALID_SIGNATURE";
-      if (invalid_signature_errors < bad_signatures) {
-        return Trip{"protocol", "a message with a bad signature was not refused with INVALID_SIGNATURE",
-                    std::to_string(bad_signatures) + " bad signature(s), " + std::to_string(invalid_signature_errors) +
-                        " INVALID_SIGNATURE error(s); codes seen: " + [&] {
-                          std::string codes;
-                          for (const auto& e : errors) codes += error_code(e) + " ";
-                          return codes;
-                        }()};
-      }
-    }
+    static const OwedErrorRule rule{"a broken or unverifiable message drew no error message", "INVALID_SIGNATURE", {"INVALID_SIGNATURE"},
+                                    "a message with a bad signature was not refused with INVALID_SIGNATURE"};
+    if (auto trip = judge_owed_errors(exec, [&](const ConnRecord& c) { return errors_from_peer(exec, c); }, error_code, rule)) return trip;
     // Isolation: what reached an agent from someone other than the peer was relayed to it.
     const Json relayed = exec.state.value("relayed", Json::object());
     for (const auto& c : exec.conns) {
@@ -232,12 +209,7 @@ class AgentProtocol final : public Profile {
         // A broadcast reaches every connected agent, those of other sessions (parallel jobs) too.
         if (at_path(*j, {"to", "broadcast"}) == true) continue;
         if (!relayed.contains(e.data)) {
-          bool untracked = false;  // sent on a connection whose frames are not tracked
-          for (const auto& o : exec.conns) {
-            if (o.clean) continue;
-            for (const auto& t : o.sent) untracked = untracked || t == e.data;
-          }
-          if (untracked) continue;
+          if (sent_untracked(exec, e.data)) continue;
           return Trip{"isolation", "a message reached an agent that no one relayed it to, or changed in transit", detail};
         }
         if (relayed[e.data] != c.id) return Trip{"isolation", "a relayed message reached an agent other than its to.agentId", detail};

@@ -209,14 +209,8 @@ class Agora final : public Profile {
     // Every tracked chunk has reached its recipient (a pong can overtake frames a server has
     // queued, so the barrier alone does not prove that nothing more is coming).
     for (const auto& c : exec.conns) {
-      if (!judged_receiver(c)) continue;
-      const auto received = chunks_received(c);
-      for (const auto& o : exec.conns) {
-        const Json tracked = tracked_to(o, static_cast<std::size_t>(&c - exec.conns.data()));  // (items() needs it alive)
-        for (const auto& [key, chunks] : tracked.items()) {
-          auto it = received.find(key + "@" + o.id);
-          if (it == received.end() || it->second.size() < chunks.size()) return false;
-        }
+      for (const auto& s : tracked_streams(exec, c)) {
+        if (s.got.size() < s.sent.size()) return false;
       }
     }
     return true;
@@ -249,6 +243,27 @@ class Agora final : public Profile {
       list.push_back(j->value("chunk", Json()));
     }
     return received;
+  }
+
+  // A stream a clean sender had open to a clean receiver that stayed: the chunks sent on it and
+  // the chunks the receiver got, in order (both oracles compare the two).
+  struct TrackedStream {
+    std::string key;
+    const ConnRecord* sender;
+    Json sent, got;
+  };
+  static std::vector<TrackedStream> tracked_streams(const Exec& exec, const ConnRecord& receiver) {
+    std::vector<TrackedStream> out;
+    if (!judged_receiver(receiver)) return out;
+    const auto received = chunks_received(receiver);
+    for (const auto& o : exec.conns) {
+      const Json tracked = tracked_to(o, static_cast<std::size_t>(&receiver - exec.conns.data()));  // (items() needs it alive)
+      for (const auto& [key, chunks] : tracked.items()) {
+        auto it = received.find(key + "@" + o.id);
+        out.push_back({key, &o, chunks, it == received.end() ? Json::array() : it->second});
+      }
+    }
+    return out;
   }
 
   std::optional<Trip> judge(const Exec& exec) const override {
@@ -302,18 +317,11 @@ class Agora final : public Profile {
         }
       }
       // Order and completeness, for streams whose sender and receiver both stayed clean.
-      if (!judged_receiver(c)) continue;
-      const auto received = chunks_received(c);
-      for (const auto& o : exec.conns) {
-        const Json tracked = tracked_to(o, static_cast<std::size_t>(&c - exec.conns.data()));  // (items() needs it alive)
-        for (const auto& [key, chunks] : tracked.items()) {
-          auto it = received.find(key + "@" + o.id);
-          const Json got = it == received.end() ? Json::array() : it->second;
-          if (got != chunks) {
-            return Trip{"isolation", "stream chunks lost or reordered",
-                        "stream " + key + " from " + o.label + " to " + c.label + ": sent " + shorten(dump_text(chunks)) + ", got " +
-                            shorten(dump_text(got))};
-          }
+      for (const auto& s : tracked_streams(exec, c)) {
+        if (s.got != s.sent) {
+          return Trip{"isolation", "stream chunks lost or reordered",
+                      "stream " + s.key + " from " + s.sender->label + " to " + c.label + ": sent " + shorten(dump_text(s.sent)) +
+                          ", got " + shorten(dump_text(s.got))};
         }
       }
     }
