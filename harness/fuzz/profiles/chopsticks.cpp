@@ -80,7 +80,11 @@ class Chopsticks final : public Profile {
     const std::string agent = member_string(*j, "agentId");
     if (agent.empty()) return;
     Json& owners = exec.state["owner"];
-    if (owners.contains(agent) && owners[agent] != c.label) {
+    // An owner whose connection the session ended no longer holds the id: this hello is a
+    // reconnect, not a takeover.
+    const ConnRecord* owner = owners.contains(agent) ? exec.conn(owners[agent].get<std::string>()) : nullptr;
+    const bool owner_live = owner != nullptr && owner != &c && owner->ws && !owner->closed && !owner->sent_close;
+    if (owner_live) {
       c.expect["reject"] = payload;
       c.expect["why"] = "takeover hello";
       c.expect["owner"] = owners[agent];
@@ -90,24 +94,29 @@ class Chopsticks final : public Profile {
     }
   }
 
+  // A takeover hello is judged only when the owner's connection stayed up the whole session (its
+  // agent was live when the takeover hello arrived) and both connections were clean.
+  static bool judged(const Exec& exec, const ConnRecord& c) {
+    if (!c.expect.contains("reject")) return false;
+    if (c.expect["why"] != "takeover hello") return true;
+    const ConnRecord* owner = exec.conn(c.expect["owner"].get<std::string>());
+    return owner != nullptr && !owner->closed && !owner->sent_close && owner->clean && c.clean;
+  }
+
+  // The executor waits for every judged rejection (and no longer: a hello that is not judged
+  // may be legitimately accepted, and waiting for its close would cost the whole deadline).
   bool satisfied(const Exec& exec) const override {
     for (const auto& c : exec.conns) {
-      if (c.expect.contains("reject") && !c.closed) return false;
+      if (judged(exec, c) && !c.closed) return false;
     }
     return true;
   }
 
   std::optional<Trip> judge(const Exec& exec) const override {
     for (const auto& c : exec.conns) {
-      if (!c.expect.contains("reject")) continue;
+      if (!judged(exec, c)) continue;
       const std::string why = c.expect["why"].get<std::string>();
       const std::string frame = shorten(c.expect["reject"].get<std::string>());
-      if (why == "takeover hello") {
-        // Only judged when the owner's connection stayed up the whole session (its agent was
-        // live when the takeover hello arrived) and both connections were clean.
-        const ConnRecord* owner = exec.conn(c.expect["owner"].get<std::string>());
-        if (owner == nullptr || owner->closed || owner->sent_close || !owner->clean || !c.clean) continue;
-      }
       if (!c.clean) {
         // Framing garbage sent afterwards may fail the connection first (1002/1007/1009):
         // then only silence counts.
