@@ -87,7 +87,7 @@ std::string Executor::substitute(Exec& exec, const std::string& text) {
 }
 
 void Executor::do_connect(Exec& exec, const Step& step, std::optional<Trip>& trip) {
-  if (auto* c = exec.conn(step.conn); c != nullptr && c->ws && !c->closed && !c->sent_close) return;  // already open
+  if (auto* c = exec.conn(step.conn); c != nullptr && c->open()) return;  // already open
   ConnRecord c;
   c.label = step.conn;
   c.id = exec.id_of(step.conn);
@@ -191,8 +191,9 @@ void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
       // A connection going is the one event whose order against the other connections decides
       // routing (messages to an agent that left). So the session's order is made the order the
       // target sees: every frame sent before on any connection is handled first (one ping round
-      // trip each), and the session goes on only when the target has seen this one go.
-      settle(exec, &c);
+      // trip each), and the session goes on only when the target has seen this one go. (A ping
+      // not answered here is found again, and reported, by the barrier after the steps.)
+      (void)barrier(exec, 1, nullptr, &c);
       if (step.kind == Step::Kind::close) {
         c.ws->close(step.code, "fuzz");
         note(c.label, "out", "close", "", step.code);
@@ -203,7 +204,7 @@ void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
       c.clean = false;
       c.sent_close = true;
       await_transport_end(c);
-      settle(exec, &c);
+      (void)barrier(exec, 1, nullptr, &c);  // the target's close handler runs after the TCP end
       break;
     }
     default: break;
@@ -219,11 +220,11 @@ void Executor::record(ConnRecord& c, net::WsEvent e) {
   c.events.push_back(std::move(e));
 }
 
-std::optional<Trip> Executor::barrier(Exec& exec, int rounds, const std::function<bool()>& done) {
+std::optional<Trip> Executor::barrier(Exec& exec, int rounds, const std::function<bool()>& done, const ConnRecord* except) {
   const auto until = Clock::now() + target_.probe_timeout;
   for (int round = 0; round < rounds; ++round) {
     for (auto& c : exec.conns) {
-      if (!c.ws || c.closed || c.sent_close) continue;
+      if (&c == except || !c.open()) continue;
       c.ws->ping("barrier");
       bool answered = false;
       while (!c.closed) {
@@ -259,24 +260,6 @@ void Executor::await_transport_end(ConnRecord& c) {
     if (!e) break;
     if (e->transport_closed && c.closed) break;  // the stand-in close after the real one
     if (e->kind != ws::Event::Kind::ping && e->kind != ws::Event::Kind::pong) record(c, std::move(*e));
-  }
-}
-
-// One ping round trip on every other open connection: a pong comes back only after the target
-// handled every frame sent before the ping on that connection. After a close it also gives the
-// target time to finish with the closed connection (its handler runs after the TCP end).
-void Executor::settle(Exec& exec, const ConnRecord* except) {
-  for (auto& o : exec.conns) {
-    if (&o == except || !o.ws || o.closed || o.sent_close) continue;
-    o.ws->ping("settle");
-    const auto until = Clock::now() + target_.probe_timeout;
-    while (!o.closed) {
-      const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
-      if (left.count() <= 0) break;
-      auto e = o.ws->next(left);
-      if (!e || e->kind == ws::Event::Kind::pong) break;
-      if (e->kind != ws::Event::Kind::ping) record(o, std::move(*e));
-    }
   }
 }
 
@@ -363,7 +346,7 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
   }
   if (!trip) trip = collect(exec);
   for (auto& c : exec.conns) {
-    if (c.ws && !c.closed && !c.sent_close) c.ws->close(1000, "fuzz session over");
+    if (c.open()) c.ws->close(1000, "fuzz session over");
   }
   if (!trip) trip = profile_.judge(exec);
   exec.conns.clear();

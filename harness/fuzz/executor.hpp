@@ -46,11 +46,10 @@ class Executor {
   std::optional<Trip> do_await(Exec& exec, const Step& step);
   void record(ConnRecord& c, net::WsEvent e);
   void drain(Exec& exec);
-  void settle(Exec& exec, const ConnRecord* except);
   void await_transport_end(ConnRecord& c);
   // Pings every open connection and reads up to its pong, `rounds` times (stopping early when
   // `done` says so); a live connection that does not answer within the probe timeout is a hang.
-  std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done);
+  std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done, const ConnRecord* except = nullptr);
   std::optional<Trip> collect(Exec& exec);
 
   const TargetView& target_;

@@ -49,6 +49,9 @@ struct ConnRecord {
   std::vector<net::WsEvent> events;  // text, binary and close events received
   std::vector<std::string> sent;     // text payloads sent, after substitution and signing
   Json expect = Json::object();      // the profile's bookkeeping for this connection
+
+  // Accepted, and neither ended by the target nor closed or dropped by the session.
+  bool open() const { return ws && !closed && !sent_close; }
 };
 
 // One execution of a session.

@@ -270,7 +270,7 @@ class Agora final : public Profile {
     for (const auto& c : exec.conns) {
       if (c.expect.contains("hijack_of")) {
         const ConnRecord* owner = exec.conn(c.expect["hijack_of"].get<std::string>());
-        const bool owner_live = owner != nullptr && owner->ws && !owner->closed && !owner->sent_close;
+        const bool owner_live = owner != nullptr && owner->open();
         if (owner_live && !c.closed) {
           return Trip{"protocol", "a second connection bound the id of a live agent",
                       "connection " + c.label + " took the id of connection " + owner->label};

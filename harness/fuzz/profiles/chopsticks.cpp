@@ -83,8 +83,7 @@ class Chopsticks final : public Profile {
     // An owner whose connection the session ended no longer holds the id: this hello is a
     // reconnect, not a takeover.
     const ConnRecord* owner = owners.contains(agent) ? exec.conn(owners[agent].get<std::string>()) : nullptr;
-    const bool owner_live = owner != nullptr && owner != &c && owner->ws && !owner->closed && !owner->sent_close;
-    if (owner_live) {
+    if (owner != nullptr && owner != &c && owner->open()) {
       c.expect["reject"] = payload;
       c.expect["why"] = "takeover hello";
       c.expect["owner"] = owners[agent];
@@ -100,7 +99,7 @@ class Chopsticks final : public Profile {
     if (!c.expect.contains("reject")) return false;
     if (c.expect["why"] != "takeover hello") return true;
     const ConnRecord* owner = exec.conn(c.expect["owner"].get<std::string>());
-    return owner != nullptr && !owner->closed && !owner->sent_close && owner->clean && c.clean;
+    return owner != nullptr && owner->open() && owner->clean && c.clean;
   }
 
   // The executor waits for every judged rejection (and no longer: a hello that is not judged
