@@ -33,7 +33,7 @@ void run(benchmark::State& state, Protocol protocol) {
     FuzzOptions o;
     o.protocol = protocol;
     o.target = target->view;
-    o.process = target->process.get();
+    o.monitor = target->monitor;
     o.seed = seed++;
     o.iterations = 400;
     o.jobs = static_cast<std::size_t>(state.range(0));

@@ -1,15 +1,20 @@
-// agentconform fuzz --protocol P [--target URL [--config target.json]] [--duration S | --iterations N]
-//                   [--seed N] [--jobs N] [--out DIR] [--families LIST] [--max-findings N]
-//                   [--no-minimize] [--lobby-fault NAME]... [--probe-timeout MS] [--report LIST]
-// agentconform fuzz --replay FILE [--target URL [--config target.json]] [--lobby-fault NAME]...
+// agentconform fuzz --protocol P [--target URL [--config target.json] [--target-command CMD]]
+//                   [--duration S | --iterations N] [--seed N] [--jobs N] [--out DIR] [--families LIST]
+//                   [--max-findings N] [--no-minimize] [--lobby-fault NAME]... [--probe-timeout MS]
+//                   [--restart-timeout S] [--memory-limit MIB] [--report LIST]
+// agentconform fuzz --replay FILE [--target URL [--config target.json] [--target-command CMD]] [--lobby-fault NAME]...
 // agentconform fuzz --serve --protocol P --listen ADDR [--command CMD] [--duration S] [--seed N]
 // The live protocol fuzzer (harness/fuzz/, docs/fuzzing.md). Without --target the reference
-// lobby runs as a child process (a crash or hang of it is a finding, and it is restarted).
-// Exit codes: 0 no finding (replay: no longer trips), 1 findings (replay: still trips),
-// 2 usage or configuration error, 3 target unreachable or harness error.
+// lobby runs as a child process (a crash or hang of it is a finding, and it is restarted); with
+// --target-command the command is started, watched and restarted the same way.
+// Exit codes: 0 no finding (replay: no longer trips), 1 findings (replay: trips the same way),
+// 2 usage or configuration error, 3 target unreachable or harness error, 4 (replay only): trips,
+// but differently (another oracle or signature).
 #include <unistd.h>
 
 #include <csignal>
+#include <ctime>
+#include <mutex>
 #include <iomanip>
 #include <iostream>
 #include <random>
@@ -49,7 +54,22 @@ struct FuzzCli {
   bool serve = false;
   std::string listen = "127.0.0.1:0";
   std::string command;
+  std::string target_command;
+  double restart_timeout_s = 30;
+  double memory_limit_mib = 64;
 };
+
+constexpr int kReplayTripsDifferently = 4;
+
+// "[14:02:07 +12.3 s]": wall clock and time into the campaign, on every progress and finding line.
+std::string stamp(double seconds) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::localtime_r(&now, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "[%02d:%02d:%02d +%.1f s]", tm.tm_hour, tm.tm_min, tm.tm_sec, seconds);
+  return buf;
+}
 
 // What a target sent, fit for a terminal: control bytes (escape sequences) as \xNN; newlines and
 // tabs stay.
@@ -81,9 +101,25 @@ Expected<fuzz::FuzzTarget, fuzz::TargetError> open(const FuzzCli& o, fuzz::Proto
   r.config_file = o.config;
   r.faults = faults;
   r.executable = self_executable();
-  r.work_dir = std::filesystem::path(o.out_dir) / "lobby";
+  r.work_dir = std::filesystem::path(o.out_dir) / (o.target_command.empty() ? "lobby" : "target");
   r.probe_timeout = std::chrono::milliseconds(std::max(100, o.probe_timeout_ms));
+  r.command = o.target_command;
+  r.start_timeout = std::chrono::milliseconds(static_cast<long long>(std::max(1.0, o.restart_timeout_s) * 1000));
   return fuzz::open_target(r);
+}
+
+// The target must answer the known-good probe before any finding can mean something (a target
+// started by --target-command was already awaited until it did).
+std::optional<int> preflight(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
+  if (target.command) return std::nullopt;
+  fuzz::Executor first(target.view, protocol);
+  if (auto trip = first.probe()) {
+    std::cerr << "fuzz: the target does not answer the liveness probe: [" << trip->oracle << "] " << trip->signature << ": "
+              << printable(trip->detail) << "\n";
+    target.stop();
+    return 3;
+  }
+  return std::nullopt;
 }
 
 int replay(const FuzzCli& o) {
@@ -104,28 +140,58 @@ int replay(const FuzzCli& o) {
     std::cerr << "fuzz: " << target.error().message << "\n";
     return target.error().exit_code;
   }
+  if (auto failed = preflight(*target, r->protocol)) return *failed;
   fuzz::ExecOptions exec;
   exec.record_transcript = true;
   fuzz::Executor executor(target->view, r->protocol, exec);
-  fuzz::Judge judge(executor, target->process.get());
-  auto trip = judge.run(r->steps);
+  fuzz::GuardOptions go;
+  go.restart_timeout = std::chrono::milliseconds(static_cast<long long>(std::max(1.0, o.restart_timeout_s) * 1000));
+  fuzz::Guard guard(target->view, r->protocol, target->monitor, go);
+  fuzz::Judge judge(executor, &guard);
   std::cout << "replay of " << o.replay << " (" << r->steps.size() << " steps, " << fuzz::protocol_name(r->protocol) << ", target "
             << target->description.dump() << ")\n";
+  // As the fuzzer counted it: from a fresh target, up to three runs (a bug that depends on how
+  // the target interleaves connections does not trip every time); the same trip on any run wins.
+  std::optional<fuzz::Trip> same, other;
+  if (r->oracle == "memory") {
+    executor.options().probe = false;
+    if (!guard.measures_memory()) {
+      std::cerr << "fuzz: a memory finding replays only where the target's memory can be read (--target-command, or settings.metrics_path)\n";
+      target->stop();
+      return 3;
+    }
+    if (fuzz::leaks(executor, guard, r->steps, 4, 256.0 * 1024)) same = fuzz::Trip{r->oracle, r->signature, "the memory grew with every run", ""};
+  } else {
+    for (int attempt = 0; attempt < 3 && !same; ++attempt) {
+      if (!guard.fresh()) {
+        std::cerr << "fuzz: the target did not answer the liveness probe before the replay\n";
+        target->stop();
+        return 3;
+      }
+      auto trip = judge.run(r->steps);
+      if (trip && trip->oracle == r->oracle && trip->signature == r->signature) same = trip;
+      else if (trip && !other) other = trip;
+    }
+  }
   for (const auto& e : executor.transcript()) {
     std::cout << "  " << std::fixed << std::setprecision(1) << std::setw(8) << e.value("t_ms", 0.0) << " ms  " << std::setw(2)
               << e.value("channel", "") << " " << (e.value("direction", "") == "out" ? ">>" : e.value("direction", "") == "in" ? "<<" : "..")
               << " " << e.value("kind", "") << (e.contains("code") ? " " + std::to_string(e["code"].get<long long>()) : "") << "  "
               << printable(fuzz::shorten(e.value("data", ""), 300)) << "\n";
   }
-  if (target->process) target->process->stop();
-  if (!trip) {
-    std::cout << "does not trip any more (recorded: [" << r->oracle << "] " << r->signature << ")\n";
-    return 0;
+  target->stop();
+  if (same) {
+    std::cout << "still trips the same way: [" << same->oracle << "] " << printable(same->signature) << "\n  " << printable(same->detail)
+              << "\n";
+    return 1;
   }
-  const bool same = trip->oracle == r->oracle && trip->signature == r->signature;
-  std::cout << (same ? "still trips: [" : "trips differently: [") << trip->oracle << "] " << printable(trip->signature) << "\n  "
-            << printable(trip->detail) << "\n";
-  return 1;
+  if (other) {
+    std::cout << "trips differently: [" << other->oracle << "] " << printable(other->signature) << "\n  " << printable(other->detail)
+              << "\n  (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
+    return kReplayTripsDifferently;
+  }
+  std::cout << "does not trip any more (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
+  return 0;
 }
 
 // The results document (agentconform-results/1) of a fuzzing run, for the report writers.
@@ -147,6 +213,11 @@ fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzRe
                  {"seconds", report.seconds},
                  {"frames_per_second", static_cast<double>(report.frames) / std::max(report.seconds, 1e-9)},
                  {"harness_errors", report.harness_errors},
+                 {"generating_seconds", report.generating_seconds},
+                 {"generating_frames_per_second", static_cast<double>(report.frames) / std::max(report.generating_seconds, 1e-9)},
+                 {"incidents", report.incidents},
+                 {"restarts", report.restarts},
+                 {"target_lost", report.target_lost},
                  {"families", fuzz::Json::array()},
                  {"target", options.target_description}};
   const std::string families = fuzz::families_text(options.families);
@@ -198,19 +269,14 @@ int run_fuzz_command(const FuzzCli& o) {
     std::cerr << "fuzz: " << target.error().message << "\n";
     return target.error().exit_code;
   }
-  // The target must answer the known-good probe before any finding can mean something.
-  {
-    fuzz::Executor first(target->view, *protocol);
-    if (auto trip = first.probe()) {
-      std::cerr << "fuzz: the target does not answer the liveness probe: [" << trip->oracle << "] " << trip->signature << ": "
-                << printable(trip->detail) << "\n";
-      return 3;
-    }
-  }
+  if (auto failed = preflight(*target, *protocol)) return *failed;
   fuzz::FuzzOptions options;
   options.protocol = *protocol;
   options.target = target->view;
-  options.process = target->process.get();
+  options.monitor = target->monitor;
+  options.scope = fuzz::Scope::of(target->view.config);
+  options.restart_timeout = std::chrono::milliseconds(static_cast<long long>(std::max(1.0, o.restart_timeout_s) * 1000));
+  options.memory_limit_bytes = std::max(1.0, o.memory_limit_mib) * 1024 * 1024;
   options.target_description = target->description;
   options.seed = seed;
   options.iterations = o.iterations;
@@ -223,19 +289,29 @@ int run_fuzz_command(const FuzzCli& o) {
   options.families = *families;
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   auto last_line = std::chrono::steady_clock::now();
-  options.progress = [tty, &last_line](const fuzz::Progress& p) {
+  // One line per call in a terminal (rewritten in place); otherwise a line at least every 5 s,
+  // whatever the phase, so a log never goes quiet while a finding is being minimized.
+  std::mutex out_mu;
+  auto campaign_start = std::chrono::steady_clock::now();
+  options.progress = [tty, &last_line, &out_mu](const fuzz::Progress& p) {
     std::ostringstream line;
-    line << "sessions " << p.sessions << ", frames " << p.frames << " ("
-         << static_cast<std::uint64_t>(static_cast<double>(p.frames) / std::max(p.seconds, 1e-9)) << "/s), findings " << p.findings
-         << ", " << static_cast<std::uint64_t>(p.seconds) << " s";
+    line << stamp(p.seconds) << " " << p.phase << (p.detail.empty() ? "" : " (" + printable(p.detail) + ")") << ": sessions " << p.sessions
+         << ", frames " << p.frames << " ("
+         << static_cast<std::uint64_t>(static_cast<double>(p.frames) / std::max(p.generating_seconds, 1e-9)) << "/s generating), findings "
+         << p.findings;
+    std::lock_guard lock(out_mu);
     if (tty) {
       std::cout << "\r\033[Kfuzz: " << line.str() << std::flush;  // a live counter line
-    } else if (std::chrono::steady_clock::now() - last_line >= std::chrono::seconds(5)) {
+    } else if (std::chrono::steady_clock::now() - last_line >= std::chrono::milliseconds(4900)) {
       last_line = std::chrono::steady_clock::now();
       std::cout << "fuzz: " << line.str() << std::endl;  // plain periodic lines in CI logs
     }
   };
-  options.log = [tty](const std::string& line) { std::cout << (tty ? "\r\033[K" : "") << "fuzz: " << line << std::endl; };
+  options.log = [tty, &out_mu, &campaign_start](const std::string& line) {
+    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - campaign_start).count();
+    std::lock_guard lock(out_mu);
+    std::cout << (tty ? "\r\033[K" : "") << "fuzz: " << stamp(t) << " " << printable(line) << std::endl;
+  };
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   options.stop = &g_stop;
@@ -243,13 +319,19 @@ int run_fuzz_command(const FuzzCli& o) {
             << fuzz::families_text(options.families) << ", jobs " << options.jobs << ", seed " << seed << " (repeat with --seed " << seed
             << ")" << std::endl;
   const std::string started = proto::typed::utc_now();
+  campaign_start = std::chrono::steady_clock::now();
   const auto report = fuzz::run_fuzz(options);
   if (tty) std::cout << "\r\033[K";
-  if (target->process) target->process->stop();
+  target->stop();
+  // The closing line: the throughput of the generation itself (the rest of the time went to
+  // incidents: attribution, minimization, verification).
   std::cout << "fuzz: " << report.sessions << " sessions, " << report.frames << " frames in " << std::fixed << std::setprecision(1)
-            << report.seconds << " s: " << static_cast<std::uint64_t>(static_cast<double>(report.frames) / std::max(report.seconds, 1e-9))
-            << " frames/s, " << static_cast<std::uint64_t>(static_cast<double>(report.sessions) / std::max(report.seconds, 1e-9))
-            << " sessions/s; " << report.findings.size() << " finding(s)\n";
+            << report.seconds << " s, of which " << report.generating_seconds << " s generating: "
+            << static_cast<std::uint64_t>(static_cast<double>(report.frames) / std::max(report.generating_seconds, 1e-9))
+            << " frames/s, " << static_cast<std::uint64_t>(static_cast<double>(report.sessions) / std::max(report.generating_seconds, 1e-9))
+            << " sessions/s spent generating; " << report.incidents << " incident(s), " << report.restarts << " restart(s); "
+            << report.findings.size() << " finding(s)\n";
+  if (report.target_lost) std::cout << "fuzz: the target did not come back after an incident; the campaign ended early\n";
   // The findings as the report writers escape them (a target's bytes never reach the terminal raw).
   const fuzz::Json doc = results_document(options, report, started);
   if (!report.findings.empty()) std::cout << reports::render_fuzz_text(doc);
@@ -280,7 +362,14 @@ void add_fuzz(CLI::App& app, Context& ctx) {
   cmd->add_option("--jobs", o->jobs, "sessions run in parallel")->capture_default_str();
   cmd->add_option("--out", o->out_dir, "directory for reproducers and reports")->capture_default_str();
   cmd->add_option("--lobby-fault", o->lobby_faults, "start the embedded lobby with this fault (repeatable)");
-  cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it still trips, 0 if not");
+  cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it trips the same way, 4 if differently, 0 if not");
+  cmd->add_option("--target-command", o->target_command,
+                  "start the target with this shell command (it must serve --target), restart it after a crash or hang, "
+                  "and record its exit and output as evidence");
+  cmd->add_option("--restart-timeout", o->restart_timeout_s, "seconds a (re)started target may take to answer the liveness probe")
+      ->capture_default_str();
+  cmd->add_option("--memory-limit", o->memory_limit_mib, "MiB of memory growth over the run that counts as unbounded (memory oracle)")
+      ->capture_default_str();
   cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct findings (default: run the budget)");
   cmd->add_option("--families", o->families, "mutation families: field,structure,framing,timing,auth or all")->capture_default_str();
   cmd->add_option("--probe-timeout", o->probe_timeout_ms, "ms a live target has to answer a probe or ping")->capture_default_str();

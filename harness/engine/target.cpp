@@ -80,6 +80,12 @@ Expected<bool, std::string> apply_target_file(TargetConfig& c, const std::filesy
   if (auto it = d.find("features"); it != d.end()) {
     for (const auto& f : *it) c.features.insert(f.get<std::string>());
   }
+  if (auto it = d.find("roles"); it != d.end()) {
+    for (const auto& r : *it) c.roles.insert(r.get<std::string>());
+  }
+  if (auto it = d.find("transports"); it != d.end()) {
+    for (const auto& t : *it) c.transports.insert(t.get<std::string>());
+  }
   if (auto it = d.find("tls"); it != d.end()) {
     c.tls.ca_file = it->value("ca_file", c.tls.ca_file);
     c.tls.insecure = it->value("insecure", c.tls.insecure);

@@ -29,10 +29,14 @@ struct TargetConfig {
   std::map<std::string, std::string> paths;  // endpoint name -> path ("connect" -> "/ws/connect")
   Json settings = Json::object();            // protocol specific (api_key, lobby_id, jwt_secret, binding, ...)
   std::set<std::string> features;            // claimed optional features ("*" claims all)
+  std::set<std::string> roles;               // roles the target plays (empty: every role of its protocol)
+  std::set<std::string> transports;          // transports it offers (empty: every transport of its protocol)
   net::TlsClientOptions tls;
   double timeout_scale = 1.0;
 
   bool claims(const std::string& feature) const { return features.count("*") != 0 || features.count(feature) != 0; }
+  bool plays(const std::string& role) const { return roles.empty() || roles.count(role) != 0; }
+  bool offers(const std::string& transport) const { return transports.empty() || transports.count(transport) != 0; }
   std::string path(const std::string& name) const;
   std::string setting(const std::string& key, const std::string& fallback = "") const;
 };

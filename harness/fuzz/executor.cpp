@@ -75,6 +75,11 @@ std::string Executor::substitute(Exec& exec, const std::string& text) {
       value = it->second;
     } else if (name == "now") {
       value = proto::typed::utc_now();
+    } else if (name.starts_with("id:")) {
+      // An id the protocol leaves to the agents (a stream_id, a correlationId): unique to the
+      // execution, so parallel sessions never share one by accident (within a session they may,
+      // on purpose: the collision mutations).
+      value = exec.vars[name] = exec.prefix + name.substr(3);
     } else if (name.starts_with("uuid:")) {
       value = exec.vars[name] = proto::typed::new_uuid_v4();  // fresh per execution, never from the PRNG
     } else if (auto v = profile_.resolve(exec, target_, name)) {
@@ -87,10 +92,20 @@ std::string Executor::substitute(Exec& exec, const std::string& text) {
 }
 
 void Executor::do_connect(Exec& exec, const Step& step, std::optional<Trip>& trip) {
-  if (auto* c = exec.conn(step.conn); c != nullptr && c->open()) return;  // already open
+  if (auto* c = exec.conn(step.conn); c != nullptr && (c->open() || c->http)) return;  // already open
   ConnRecord c;
   c.label = step.conn;
   c.id = exec.id_of(step.conn);
+  if (step.data.starts_with("http:")) {
+    // An HTTP binding (AgentProtocol over POST): nothing to open; each text step is a request.
+    c.http = true;
+    c.http_path = substitute(exec, step.data.substr(5));
+    note(step.conn, "out", "connect", "HTTP POST " + c.http_path);
+    exec.conns.push_back(std::move(c));
+    exec.current[step.conn] = exec.conns.size() - 1;
+    profile_.connected(exec, exec.conns.back(), step);
+    return;
+  }
   net::WsConnectOptions opts;
   opts.timeout = target_.probe_timeout;
   opts.tls = target_.config.tls;
@@ -124,6 +139,7 @@ void Executor::do_http(Exec& exec, const Step& step, std::optional<Trip>& trip) 
   for (const auto& [k, v] : step.headers) call.headers.emplace(k, substitute(exec, v));
   if (!call.body.empty() && call.headers.find("content-type") == call.headers.end()) call.headers.emplace("content-type", "application/json");
   note(step.conn, "out", "http", call.method + " " + call.url.substr(target_.config.http_base.size()) + "\n" + call.body);
+  ++frames_sent_;  // (an HTTP request is a message sent, as a frame is: an auth service alone sends nothing else)
   auto r = net::http_request(*target_.runtime, call);
   if (!r) {
     trip = unreachable(r.error(), "an HTTP request of the session");
@@ -135,7 +151,7 @@ void Executor::do_http(Exec& exec, const Step& step, std::optional<Trip>& trip) 
                 call.method + " " + call.url + " -> " + std::to_string(r->status) + " " + shorten(r->body)};
   }
   if (!step.capture.empty()) {
-    const Json body = Json::parse(r->body, nullptr, false);
+    const Json body = parse_loose(r->body);
     for (const auto& [var, pointer] : step.capture) {
       if (body.is_discarded()) break;
       try {
@@ -143,6 +159,45 @@ void Executor::do_http(Exec& exec, const Step& step, std::optional<Trip>& trip) 
         if (body.contains(p) && body[p].is_string()) exec.vars[var] = body[p].get<std::string>();
       } catch (const Json::exception&) {
       }
+    }
+  }
+}
+
+void Executor::do_post(Exec& exec, ConnRecord& c, const Step& step, std::optional<Trip>& trip) {
+  if (step.kind != Step::Kind::text && step.kind != Step::Kind::binary) return;  // (frames, closes: no HTTP meaning)
+  const std::string payload =
+      step.kind == Step::Kind::text ? profile_.finish_text(exec, step, substitute(exec, step.data)) : substitute(exec, step.data);
+  if (step.kind == Step::Kind::binary || !ws::is_valid_utf8(payload) || payload.size() > kCleanLimit) c.clean = false;
+  for (int i = 0; i < std::max(1, step.repeat) && !trip; ++i) {
+    net::HttpCall call;
+    call.method = "POST";
+    call.url = target_.config.http_base + c.http_path;
+    call.body = payload;
+    call.timeout = target_.probe_timeout;
+    call.tls = target_.config.tls;
+    call.headers.emplace("content-type", step.kind == Step::Kind::text ? "application/json" : "application/octet-stream");
+    c.sent.push_back(payload);
+    ++frames_sent_;
+    if (c.clean) profile_.sent(exec, c, payload);
+    note(c.label, "out", "http", "POST " + c.http_path + "\n" + payload);
+    auto r = net::http_request(*target_.runtime, call);
+    if (!r) {
+      trip = unreachable(r.error(), "an HTTP request of the session");
+      return;
+    }
+    note(c.label, "in", "http", r->body, r->status);
+    if (r->status >= 500 && r->status != 503) {
+      trip = Trip{"protocol", "HTTP request answered with an internal error (5xx)",
+                  "POST " + c.http_path + " -> " + std::to_string(r->status) + " " + shorten(r->body) + "; the request: " + shorten(payload)};
+      return;
+    }
+    // The answer is the next message on this binding (an empty body: none).
+    if (!r->body.empty()) {
+      net::WsEvent e;
+      e.kind = ws::Event::Kind::text;
+      e.data = r->body;
+      e.invalid_utf8 = !ws::is_valid_utf8(r->body);
+      c.events.push_back(std::move(e));
     }
   }
 }
@@ -213,6 +268,9 @@ void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
 
 void Executor::record(ConnRecord& c, net::WsEvent e) {
   if (e.kind == ws::Event::Kind::close) {
+    // The transport ended with no close frame before it, and not by the session's doing: the
+    // target cut the connection (or died under it).
+    if (e.transport_closed && !c.closed && !c.sent_close) c.reset = true;
     c.closed = true;
     c.close_code = e.close_code;
   }
@@ -283,7 +341,7 @@ std::optional<Trip> Executor::do_await(Exec& exec, const Step& step) {
     for (; scanned < c->events.size(); ++scanned) {
       const auto& e = c->events[scanned];
       if (e.kind != ws::Event::Kind::text || e.data.find(needle) == std::string::npos) continue;
-      const Json body = Json::parse(e.data, nullptr, false);
+      const Json body = parse_loose(e.data);
       for (const auto& [var, pointer] : step.capture) {
         try {
           const Json::json_pointer p(pointer);
@@ -340,7 +398,11 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
         std::this_thread::sleep_for(milliseconds(std::min(step.ms, 60000)));
         break;
       default:
-        if (auto* c = exec.conn(step.conn); c != nullptr && c->ws) do_send(exec, *c, step);
+        if (auto* c = exec.conn(step.conn); c != nullptr && c->http) {
+          do_post(exec, *c, step, trip);
+        } else if (c != nullptr && c->ws) {
+          do_send(exec, *c, step);
+        }
         break;
     }
   }
@@ -348,14 +410,40 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
   for (auto& c : exec.conns) {
     if (c.open()) c.ws->close(1000, "fuzz session over");
   }
-  if (!trip) trip = profile_.judge(exec);
+  bool alone = false;
+  std::optional<Trip> down = trip ? std::nullopt : went_down(exec, alone);
+  // A single connection cut is a crash only if the target does not answer the probe either.
+  if (!trip && (!down || alone)) trip = profile_.judge(exec);
   exec.conns.clear();
   // The probe runs after a protocol or isolation trip too: a target that stopped answering
   // (or died) explains more than the oracle that noticed first.
-  if (options_.probe && (!trip || trip->oracle == "protocol" || trip->oracle == "isolation")) {
+  if ((options_.probe || down) && (!trip || trip->oracle == "protocol" || trip->oracle == "isolation")) {
     if (auto dead = probe()) return dead;
   }
+  if (down && !alone) return down;
   return trip;
+}
+
+// A target that died under a session cuts every connection it had at once, without a close
+// frame; one that merely fails a connection it dislikes cuts that one. So: every WebSocket the
+// session still held was cut (`alone`: only one was held, which the probe must confirm).
+std::optional<Trip> Executor::went_down(const Exec& exec, bool& alone) const {
+  std::size_t held = 0, cut = 0;
+  std::string which;
+  for (const auto& c : exec.conns) {
+    // A connection that sent something the target may fail it for (invalid UTF-8, raw frames)
+    // may be cut for that; only the others tell about the target.
+    if (!c.ws || c.sent_close || c.refused || !c.clean) continue;
+    if (c.closed && !c.reset) continue;  // closed by the target with a close frame: it was alive then
+    ++held;
+    if (c.reset) {
+      ++cut;
+      which += (which.empty() ? "" : ", ") + c.label;
+    }
+  }
+  if (cut == 0 || cut < held) return std::nullopt;
+  alone = cut == 1;
+  return Trip{"crash", "the target went down", "reset: connection(s) " + which + " cut without a close frame", "reset"};
 }
 
 std::optional<Trip> Executor::probe() {
@@ -368,7 +456,7 @@ std::optional<Trip> Executor::probe() {
     if (!health) return health.error();
     if (health->status != 200) return Trip{"liveness", "the health endpoint did not answer 200", "status " + std::to_string(health->status)};
   }
-  return profile_.probe(target_, salt_ + "-" + std::to_string(run_counter_));
+  return profile_.probe(target_, salt_ + "-" + std::to_string(run_counter_) + "-" + std::to_string(++probe_counter_));
 }
 
 }  // namespace ac::fuzz

@@ -43,6 +43,8 @@ class Executor {
   void do_connect(Exec& exec, const Step& step, std::optional<Trip>& trip);
   void do_http(Exec& exec, const Step& step, std::optional<Trip>& trip);
   void do_send(Exec& exec, ConnRecord& c, const Step& step);
+  void do_post(Exec& exec, ConnRecord& c, const Step& step, std::optional<Trip>& trip);
+  std::optional<Trip> went_down(const Exec& exec, bool& alone) const;
   std::optional<Trip> do_await(Exec& exec, const Step& step);
   void record(ConnRecord& c, net::WsEvent e);
   void drain(Exec& exec);
@@ -57,6 +59,7 @@ class Executor {
   ExecOptions options_;
   std::string salt_;
   std::uint64_t run_counter_ = 0;
+  std::uint64_t probe_counter_ = 0;
   std::uint64_t frames_sent_ = 0;
   Json transcript_ = Json::array();
   std::chrono::steady_clock::time_point t0_;

@@ -1,14 +1,15 @@
-// The fuzzing loop (fuzzer.hpp). Jobs run sessions under a shared lock; an incident (a trip)
-// takes the lock exclusively, so the target is quiet while the finding is classified (crash,
-// hang), attributed to the session that causes it, minimized and replayed for its transcript.
-// A trip of a session that ran while the embedded lobby died or was restarted is collateral and
-// dropped; the session that caused it is found among those in flight at the time.
+// The fuzzing campaign (fuzzer.hpp). Jobs run sessions under a shared lock; an incident takes it
+// exclusively, so the target is quiet while the trip is classified, attributed, minimized and
+// verified. A progress thread reports every second whatever phase the campaign is in.
 #include "harness/fuzz/fuzzer.hpp"
 
+#include <algorithm>
+#include <condition_variable>
 #include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <thread>
 
@@ -18,291 +19,558 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-// A stable description of a crash: the sanitizer's verdict and the top frame when the report
-// has them, else how the process ended.
-std::string crash_signature(const std::string& log, const std::string& exit) {
-  std::string kind, frame;
-  if (auto at = log.find("ERROR: AddressSanitizer: "); at != std::string::npos) {
-    const auto eol = log.find('\n', at);
-    kind = log.substr(at + 7, (eol == std::string::npos ? log.size() : eol) - at - 7);
-    if (auto on = kind.find(" on "); on != std::string::npos) kind.resize(on);
-    if (auto f = log.find("#0 ", at); f != std::string::npos) {
-      const auto in = log.find(" in ", f);
-      const auto end = log.find_first_of("\n(", in == std::string::npos ? f : in + 4);
-      if (in != std::string::npos && end != std::string::npos && in < end) frame = log.substr(in + 4, end - in - 4);
-    }
-  } else if (auto rt = log.find("runtime error: "); rt != std::string::npos) {
-    const auto eol = log.find('\n', rt);
-    kind = "UndefinedBehaviorSanitizer: " + log.substr(rt + 15, (eol == std::string::npos ? log.size() : eol) - rt - 15);
-  } else if (auto as = log.find("Assertion"); as != std::string::npos) {
-    const auto eol = log.find('\n', as);
-    kind = log.substr(as, (eol == std::string::npos ? log.size() : eol) - as);
-  }
-  std::string out = "the target process crashed: " + (kind.empty() ? exit : kind);
-  if (!frame.empty()) out += " in " + frame;
-  return out;
-}
-
-std::optional<double> heap_bytes(const TargetView& target) {
-  auto r = probe_http(target, "GET", "/metrics", "");
-  if (!r || r->status != 200) return std::nullopt;
-  const std::string name = "\nagentconform_heap_in_use_bytes ";
-  const auto at = r->body.find(name);
-  if (at == std::string::npos) return std::nullopt;
-  try {
-    return std::stod(r->body.substr(at + name.size()));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
+bool is_down(const Trip& t) { return t.oracle == "crash" || t.oracle == "hang" || t.oracle == "liveness"; }
 
 struct Flight {
   std::uint64_t index = 0;
   Session session;
-  std::uint64_t generation = 0;  // target restarts when it started
+  std::uint64_t epoch = 0;  // the guard's epoch when it started
+  double at = 0;            // seconds into the campaign when it started
+};
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f s", s);
+  return buf;
+}
+
+class Campaign {
+ public:
+  explicit Campaign(const FuzzOptions& o)
+      : o_(o), guard_(o.target, o.protocol, o.monitor, GuardOptions{o.restart_timeout, [this](const std::string& s) { detail(s); }}) {}
+
+  FuzzReport run() {
+    start_ = Clock::now();
+    if (!o_.out_dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(o_.out_dir, ec);
+    }
+    jobs_ = std::max<std::size_t>(1, o_.jobs);
+    flights_.resize(jobs_);
+    std::thread progress([this] { progress_loop(); });
+    std::vector<std::thread> threads;
+    for (std::size_t j = 1; j < jobs_; ++j) threads.emplace_back([this, j] { worker(j); });
+    worker(0);
+    for (auto& t : threads) t.join();
+    {
+      std::lock_guard lock(progress_mu_);
+      finished_ = true;
+    }
+    progress_cv_.notify_all();
+    progress.join();
+    report_.sessions = sessions_.load();
+    report_.frames = frames_.load();
+    report_.harness_errors = harness_errors_.load();
+    report_.seconds = elapsed();
+    report_.generating_seconds = std::max(0.0, report_.seconds - incident_seconds_.load());
+    report_.restarts = guard_.epoch();
+    return std::move(report_);
+  }
+
+ private:
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  bool signalled() const { return o_.stop != nullptr && o_.stop->load(); }
+  bool past_deadline(double reserve = 0) const { return o_.duration_s > 0 && elapsed() + reserve >= o_.duration_s; }
+  // The campaign is over (nothing new starts, what runs stops at its next check).
+  bool over() const { return done_.load() || signalled() || past_deadline(); }
+
+  bool budget_left(std::uint64_t index) const {
+    if (over()) return false;
+    if (o_.iterations > 0 && index >= o_.iterations) return false;
+    return o_.iterations > 0 || o_.duration_s > 0;
+  }
+
+  // ---- progress
+
+  void phase(std::string name, std::string what = {}) {
+    std::lock_guard lock(progress_mu_);
+    phase_ = std::move(name);
+    detail_ = std::move(what);
+  }
+  void detail(std::string what) {
+    std::lock_guard lock(progress_mu_);
+    detail_ = std::move(what);
+  }
+
+  void progress_loop() {
+    std::unique_lock lock(progress_mu_);
+    while (!finished_) {
+      progress_cv_.wait_for(lock, 1s, [&] { return finished_; });
+      if (finished_ || !o_.progress) continue;
+      Progress p{sessions_.load(), frames_.load(), findings_count_.load(), elapsed(), 0, phase_, detail_};
+      double incident = incident_seconds_.load();
+      if (incident_start_) incident += std::chrono::duration<double>(Clock::now() - *incident_start_).count();
+      p.generating_seconds = std::max(0.0, p.seconds - incident);
+      lock.unlock();
+      o_.progress(p);
+      lock.lock();
+    }
+  }
+
+  void log(const std::string& line) {
+    if (o_.log) o_.log(line);
+  }
+
+  // ---- the workers
+
+  void worker(std::size_t job) {
+    Executor ex(o_.target, o_.protocol, o_.exec);
+    std::uint64_t job_sessions = 0;
+    for (;;) {
+      const std::uint64_t index = next_.fetch_add(1);
+      if (!budget_left(index)) break;
+      try {
+        Flight flight{index, generate(o_.protocol, o_.seed, index, o_.families, o_.scope), 0, 0};
+        std::optional<Trip> trip;
+        {
+          std::shared_lock lk(gate_);
+          if (over()) break;
+          flight.epoch = guard_.epoch();
+          flight.at = elapsed();
+          {
+            std::lock_guard lock(mu_);
+            flights_[job] = flight;
+          }
+          const std::uint64_t before = ex.frames_sent();
+          trip = ex.run(flight.session.steps);
+          frames_ += ex.frames_sent() - before;
+          ++sessions_;
+          std::lock_guard lock(mu_);
+          flights_[job].reset();
+          recent_.push_back(flight);
+          if (recent_.size() > 64) recent_.pop_front();
+        }
+        if (trip) incident(ex, std::move(flight), std::move(*trip));
+      } catch (const std::exception& e) {
+        // A bug of the fuzzer, not of the target: reported as such, and the run goes on.
+        {
+          std::lock_guard lock(mu_);
+          flights_[job].reset();
+        }
+        ++harness_errors_;
+        log("harness error in session " + std::to_string(index) + " (a bug of agentconform, please report it): " + e.what());
+      }
+      if (job == 0 && ++job_sessions % 16 == 0 && guard_.measures_memory()) memory_check(ex);
+    }
+  }
+
+  // ---- incidents
+
+  // Accounts the time of an incident (the generation is stopped meanwhile) and restores the phase.
+  struct IncidentClock {
+    Campaign& c;
+    explicit IncidentClock(Campaign& campaign) : c(campaign) {
+      std::lock_guard lock(c.progress_mu_);
+      c.incident_start_ = Clock::now();
+    }
+    ~IncidentClock() {
+      std::lock_guard lock(c.progress_mu_);
+      const double spent = std::chrono::duration<double>(Clock::now() - *c.incident_start_).count();
+      c.incident_seconds_ = c.incident_seconds_.load() + spent;
+      c.incident_start_.reset();
+      c.phase_ = "generating";
+      c.detail_.clear();
+    }
+  };
+
+  // Minimization stops when its share of the campaign is spent, or to leave time for verifying.
+  bool minimization_over(Clock::time_point began, double reserve) const {
+    if (done_.load() || signalled()) return true;
+    if (o_.duration_s <= 0) return false;
+    const double used = minimize_seconds_ + std::chrono::duration<double>(Clock::now() - began).count();
+    return used >= o_.minimize_share * o_.duration_s || past_deadline(reserve);
+  }
+
+  // A run of `steps` trips the same way as `trip` (on a healthy target: the judge brings the target
+  // back after every crash or hang, and a crash with a monitor starts from a fresh target).
+  bool trips_again(Judge& judge, const Trip& trip, const std::vector<Step>& steps, int attempts, bool fresh_each) {
+    for (int i = 0; i < std::max(1, attempts); ++i) {
+      if (fresh_each && !guard_.fresh()) return false;
+      auto again = judge.run(steps);
+      if (again && same_trip(*again, trip)) return true;
+    }
+    return false;
+  }
+
+  // What the finding is, for deduplication (see fuzzer.hpp, step 3).
+  std::string key_of(const Trip& trip, const std::vector<std::string>& tags) const {
+    std::string key = trip.oracle + "|" + trip.signature;
+    const bool told_by_signature = trip.oracle == "crash" && trip.observed == "exited";
+    if (!told_by_signature && (trip.oracle == "crash" || trip.oracle == "hang")) key += "|" + join(tags, "|");
+    return key;
+  }
+  // A session whose mutations include every mutation of a known finding of the same kind is
+  // taken for that finding again (a session carries 1-3 mutations, most of them beside the point).
+  bool known(const Trip& trip, const std::vector<Step>& steps) const {
+    std::lock_guard lock(mu_);
+    if (seen_.count(key_of(trip, {})) && trip.oracle != "crash" && trip.oracle != "hang") return true;
+    const auto tags = mutation_tags(steps);
+    if (seen_.count(key_of(trip, tags))) return true;
+    if (trip.oracle != "crash" && trip.oracle != "hang") return false;
+    if (trip.observed == "exited") return seen_.count(key_of(trip, {})) != 0;
+    for (const auto& k : known_) {
+      if (k.oracle != trip.oracle || k.signature != trip.signature) continue;
+      bool all = true;
+      for (const auto& t : k.tags) all = all && std::find(tags.begin(), tags.end(), t) != tags.end();
+      if (all) return true;
+    }
+    return false;
+  }
+  // A kind (its key: for a crash seen from outside or a hang, with the session's mutations) whose
+  // culprit searches found nothing this often is no longer searched; nor is an oracle and
+  // signature after four times as many.
+  static constexpr int kUnreproducedTries = 3;
+  bool given_up(const Trip& trip, const std::vector<Step>& steps) const {
+    std::lock_guard lock(mu_);
+    auto exact = unreproduced_.find(key_of(trip, mutation_tags(steps)));
+    auto kind = unreproduced_.find(trip.oracle + "|" + trip.signature + "|*");
+    return (exact != unreproduced_.end() && exact->second >= kUnreproducedTries) ||
+           (kind != unreproduced_.end() && kind->second >= 4 * kUnreproducedTries);
+  }
+  void remember(const Trip& trip, const std::vector<std::string>& tags) {
+    std::lock_guard lock(mu_);
+    seen_.insert(key_of(trip, tags));
+    known_.push_back({trip.oracle, trip.signature, tags});
+  }
+
+  std::vector<Flight> candidates_for(const Flight& flight) const {
+    std::vector<Flight> out{flight};
+    std::lock_guard lock(mu_);
+    auto add = [&](const Flight& f) {
+      for (const auto& c : out) {
+        if (c.index == f.index) return;
+      }
+      if (out.size() < 2 * jobs_ + 2) out.push_back(f);
+    };
+    for (const auto& f : flights_) {
+      if (f) add(*f);
+    }
+    for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) add(*it);
+    return out;
+  }
+
+  void incident(Executor& ex, Flight flight, Trip raw) {
+    std::unique_lock lk(gate_);
+    if (over()) return;
+    IncidentClock clock(*this);
+    ++report_.incidents;
+    phase("incident", "session " + std::to_string(flight.index) + ": [" + raw.oracle + "] " + shorten(raw.signature, 80));
+    const bool probe = ex.options().probe;
+    ex.options().probe = true;  // every run of an incident ends with the liveness probe
+    handle(ex, flight, std::move(raw));
+    ex.options().probe = probe;
+    ex.options().record_transcript = false;
+  }
+
+  void handle(Executor& ex, const Flight& flight, Trip raw) {
+    Judge judge(ex, &guard_);
+    found_at_ = elapsed();
+    // A session that ran while the target was restarted (or came back) saw someone else's incident.
+    if (is_down(observe(raw)) && flight.epoch != guard_.epoch()) {
+      incident_note(flight, observe(raw), "the target was restarted while it ran (someone else's incident)");
+      return;
+    }
+    Trip trip = guard_.classify(std::move(raw));
+    if (is_down(trip) && !guard_.recover(trip.oracle != "liveness")) {
+      log("the target did not answer the liveness probe again within " + seconds_text(o_.restart_timeout.count() / 1000.0) +
+          " after [" + trip.oracle + "] " + trip.signature + ": the campaign ends");
+      report_.target_lost = true;
+      done_ = true;
+      record(ex, flight, trip, flight.session.steps, false, 0, false);
+      return;
+    }
+    if (known(trip, flight.session.steps)) {
+      incident_note(flight, trip, "a known finding again");
+      return;
+    }
+    if (given_up(trip, flight.session.steps)) {
+      incident_note(flight, trip, "not reproduced alone several times before: no longer searched");
+      return;
+    }
+    const bool fresh_each = trip.oracle == "crash" && guard_.monitor() != nullptr;
+    const int attempts = trip.oracle == "isolation" ? o_.reproduce_attempts : 2;
+
+    // Who did it: each candidate alone, on a healthy target.
+    phase("culprit search", "[" + trip.oracle + "] " + shorten(trip.signature, 80));
+    const auto candidates = candidates_for(flight);
+    const Flight* culprit = nullptr;
+    for (std::size_t i = 0; i < candidates.size() && !over(); ++i) {
+      detail("[" + trip.oracle + "] candidate " + std::to_string(i + 1) + " of " + std::to_string(candidates.size()) + " (session " +
+             std::to_string(candidates[i].index) + ")");
+      if (trips_again(judge, trip, candidates[i].session.steps, candidates[i].index == flight.index ? attempts : 1, fresh_each)) {
+        culprit = &candidates[i];
+        break;
+      }
+    }
+    if (culprit == nullptr) {
+      // Not reproduced alone (a bug between parallel sessions, or timing): reported once per
+      // kind and never minimized; it does not stand for the kind, so a later incident of it may
+      // still be attributed (a few times, then the kind is no longer searched).
+      incident_note(flight, trip, "not reproduced by any of " + std::to_string(candidates.size()) + " candidate sessions alone");
+      int tries = 0;
+      {
+        std::lock_guard lock(mu_);
+        ++unreproduced_[key_of(trip, mutation_tags(flight.session.steps))];
+        tries = ++unreproduced_[trip.oracle + "|" + trip.signature + "|*"];
+      }
+      if (tries == 1) record(ex, flight, trip, flight.session.steps, false, 0, false);
+      return;
+    }
+    if (known(trip, culprit->session.steps)) {
+      incident_note(*culprit, trip, "a known finding again (culprit: session " + std::to_string(culprit->index) + ")");
+      return;
+    }
+
+    // Minimization within its share of the campaign.
+    std::vector<Step> steps = culprit->session.steps;
+    bool cut = false;
+    if (o_.minimize) {
+      phase("minimizing", "[" + trip.oracle + "] " + std::to_string(steps.size()) + " steps");
+      const auto began = Clock::now();
+      const double run_s = 1.0 + 2.0 * o_.target.probe_timeout.count() / 1000.0;  // time kept for the verification runs
+      MinimizeLimits limits;
+      limits.budget = o_.minimize_budget;
+      limits.stop = [&] {
+        cut = cut || minimization_over(began, o_.verify_runs * run_s);
+        return cut;
+      };
+      limits.progress = [&](std::size_t tried, std::size_t left) {
+        detail("[" + trip.oracle + "] " + std::to_string(tried) + " candidates tried, " + std::to_string(left) + " steps left");
+      };
+      steps = minimize(std::move(steps), [&](const std::vector<Step>& c) { return trips_again(judge, trip, c, attempts, false); }, limits);
+      minimize_seconds_ += std::chrono::duration<double>(Clock::now() - began).count();
+      if (known(trip, steps)) return;
+    }
+
+    // The reproducer, replayed from a fresh target; if minimization was fooled by a flaky run, the
+    // culprit as it was generated.
+    phase("verifying", "[" + trip.oracle + "] " + std::to_string(steps.size()) + " steps");
+    int verified = verify(judge, trip, steps);
+    if (verified < o_.verify_runs && steps != culprit->session.steps) {
+      steps = culprit->session.steps;
+      verified = verify(judge, trip, steps);
+    }
+    remember(trip, mutation_tags(steps));
+    record(ex, *culprit, trip, steps, verified >= o_.verify_runs, verified, cut);
+  }
+
+  // Incidents that are no new finding, in the log (the first ones, then one in a hundred).
+  void incident_note(const Flight& flight, const Trip& trip, const std::string& outcome) {
+    const std::uint64_t n = ++incident_notes_;
+    if (n > 30 && n % 100 != 0) return;
+    log("incident at session " + std::to_string(flight.index) + ": [" + trip.oracle + "] " + shorten(trip.signature, 120) +
+        (trip.observed.empty() ? "" : " (" + trip.observed + ")") + ": " + outcome + (n == 30 ? " (further such lines: one in 100)" : ""));
+  }
+
+  int verify(Judge& judge, const Trip& trip, const std::vector<Step>& steps) {
+    int ok = 0;
+    const int attempts = trip.oracle == "isolation" ? o_.reproduce_attempts : 1;
+    judge.executor().options().record_transcript = true;
+    for (int r = 0; r < o_.verify_runs && !done_.load() && !signalled(); ++r) {
+      if (!guard_.fresh()) break;
+      for (int a = 0; a < attempts; ++a) {
+        auto again = judge.run(steps);
+        if (again && same_trip(*again, trip)) {
+          ++ok;
+          transcript_ = judge.executor().transcript();
+          break;
+        }
+      }
+    }
+    judge.executor().options().record_transcript = false;
+    return ok;
+  }
+
+  void record(Executor& ex, const Flight& culprit, const Trip& trip, const std::vector<Step>& steps, bool reproduced, int verified,
+              bool cut) {
+    Finding f;
+    f.trip = trip;
+    f.iteration = culprit.index;
+    f.found_at_s = found_at_;
+    f.original = culprit.session.steps;
+    f.minimized = steps;
+    f.mutations = culprit.session.mutations;
+    f.reproduced = reproduced;
+    f.verified = verified;
+    f.minimization_cut = cut;
+    f.transcript = transcript_.empty() ? ex.transcript() : transcript_;
+    transcript_ = Json::array();
+    std::lock_guard lock(mu_);
+    const std::size_t number = report_.findings.size() + 1;
+    if (!o_.out_dir.empty()) {
+      f.file = o_.out_dir / (std::string(protocol_name(o_.protocol)) + "-" + trip.oracle + "-" + std::to_string(number) + ".json");
+      std::ofstream out(f.file, std::ios::binary | std::ios::trunc);
+      out << reproducer_json(o_, f).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
+    }
+    const std::string observed = trip.observed.empty() ? "" : " (" + trip.observed + ")";
+    log("finding " + std::to_string(number) + " after " + seconds_text(f.found_at_s) + " (session " + std::to_string(f.iteration) +
+        "): [" + trip.oracle + "] " + shorten(trip.signature, 160) + observed + "; " + std::to_string(f.original.size()) + " -> " +
+        std::to_string(f.minimized.size()) + " steps" +
+        (reproduced ? ", reproduced " + std::to_string(verified) + "/" + std::to_string(o_.verify_runs) + " from a fresh target"
+                    : ", NOT reproduced alone") +
+        (cut ? ", minimization cut at its time share" : "") + (f.file.empty() ? "" : ": " + f.file.string()));
+    report_.findings.push_back(std::move(f));
+    findings_count_ = report_.findings.size();
+    if (o_.max_findings > 0 && report_.findings.size() >= o_.max_findings) done_ = true;
+  }
+
+  // ---- memory
+
+  void memory_check(Executor& ex) {
+    auto now = guard_.memory_bytes();
+    if (!now) return;
+    // The baseline is taken once the target has warmed up (a runtime's heap, caches and pools
+    // grow during the first sessions), and again after every memory incident.
+    if (!memory_baseline_) {
+      if (sessions_.load() >= sessions_at_baseline_reset_ + 64) memory_baseline_ = now;
+      return;
+    }
+    if (*now - *memory_baseline_ <= o_.memory_limit_bytes) return;
+    std::unique_lock lk(gate_);
+    if (over()) return;
+    IncidentClock clock(*this);
+    found_at_ = elapsed();
+    ++report_.incidents;
+    phase("memory", "grew by " + std::to_string(static_cast<long long>((*now - *memory_baseline_) / 1024)) + " KiB");
+    std::vector<Flight> candidates;
+    {
+      std::lock_guard lock(mu_);
+      candidates.assign(recent_.rbegin(), recent_.rend());
+    }
+    const bool probe = ex.options().probe;
+    ex.options().probe = false;
+    auto leaky = [&](const std::vector<Step>& steps) { return leaks(ex, guard_, steps, o_.memory_repeats, o_.memory_session_bytes); };
+    const Trip trip{"memory", "the target's memory grows with every run of a session (unbounded memory)",
+                    "memory grew by " + std::to_string(static_cast<long long>((*now - *memory_baseline_) / 1024)) +
+                        " KiB since the start of the run; each run of this session leaves more than " +
+                        std::to_string(static_cast<long long>(o_.memory_session_bytes / 1024)) + " KiB behind",
+                    ""};
+    bool fresh = false;
+    {
+      std::lock_guard lock(mu_);
+      fresh = !seen_.count(key_of(trip, {}));
+    }
+    const Flight* culprit = nullptr;
+    // The most recent sessions first (a leak that keeps growing is in what ran lately), and a
+    // bounded number of them: each costs five runs.
+    if (candidates.size() > 24) candidates.resize(24);
+    for (std::size_t i = 0; fresh && i < candidates.size() && !over(); ++i) {
+      detail("candidate " + std::to_string(i + 1) + " of " + std::to_string(candidates.size()));
+      if (leaky(candidates[i].session.steps)) {
+        culprit = &candidates[i];
+        break;
+      }
+    }
+    if (fresh && culprit == nullptr) {
+      log("the target's memory grew by " + std::to_string(static_cast<long long>((*now - *memory_baseline_) / 1024)) +
+          " KiB, but no session of the last " + std::to_string(candidates.size()) + " leaks on its own: not a finding");
+    }
+    if (culprit != nullptr) {
+      std::vector<Step> steps = culprit->session.steps;
+      bool cut = false;
+      if (o_.minimize) {
+        phase("minimizing", "[memory] " + std::to_string(steps.size()) + " steps");
+        const auto began = Clock::now();
+        MinimizeLimits limits;
+        limits.budget = std::min<std::size_t>(o_.minimize_budget, 60);
+        limits.stop = [&] {
+          cut = cut || minimization_over(began, 5);
+          return cut;
+        };
+        steps = minimize(std::move(steps), leaky, limits);
+        minimize_seconds_ += std::chrono::duration<double>(Clock::now() - began).count();
+      }
+      phase("verifying", "[memory] " + std::to_string(steps.size()) + " steps");
+      int verified = 0;
+      for (int r = 0; r < o_.verify_runs; ++r) verified += guard_.fresh() && leaky(steps) ? 1 : 0;
+      if (verified < o_.verify_runs && steps != culprit->session.steps) {
+        steps = culprit->session.steps;
+        verified = 0;
+        for (int r = 0; r < o_.verify_runs; ++r) verified += guard_.fresh() && leaky(steps) ? 1 : 0;
+      }
+      if (verified >= o_.verify_runs) {
+        // The leak measures runs without transcripts: one more run of the reproducer, recorded.
+        ex.options().record_transcript = true;
+        (void)ex.run(steps);
+        transcript_ = ex.transcript();
+        ex.options().record_transcript = false;
+        remember(trip, {});
+        record(ex, *culprit, trip, steps, true, verified, cut);
+      } else {
+        // Memory is noisy (a heap that grows in steps): what a fresh target does not repeat is no finding.
+        log("the target's memory grew, and session " + std::to_string(culprit->index) +
+            " seemed to leak, but not again on a fresh target: not a finding");
+      }
+    }
+    ex.options().probe = probe;
+    if (guard_.monitor() != nullptr) (void)guard_.fresh();  // back to a small footprint
+    memory_baseline_.reset();
+    sessions_at_baseline_reset_ = sessions_.load();
+  }
+
+  const FuzzOptions& o_;
+  Guard guard_;
+  Clock::time_point start_;
+  std::size_t jobs_ = 1;
+  std::atomic<std::uint64_t> next_{0}, sessions_{0}, frames_{0}, harness_errors_{0}, findings_count_{0};
+  std::atomic<bool> done_{false};
+  std::shared_mutex gate_;  // shared: a session runs; exclusive: an incident is handled
+  mutable std::mutex mu_;   // report_, seen_, known_, recent_, flights_
+  struct Known {
+    std::string oracle, signature;
+    std::vector<std::string> tags;
+  };
+  std::set<std::string> seen_;
+  std::vector<Known> known_;
+  std::map<std::string, int> unreproduced_;  // key (and oracle|signature|*) -> culprit searches that found none
+  std::vector<std::optional<Flight>> flights_;
+  std::deque<Flight> recent_;
+  std::optional<double> memory_baseline_;
+  std::uint64_t sessions_at_baseline_reset_ = 0;
+  std::uint64_t incident_notes_ = 0;
+  double minimize_seconds_ = 0;
+  double found_at_ = 0;  // when the incident being handled was seen
+  Json transcript_ = Json::array();
+  FuzzReport report_;
+
+  // progress
+  std::mutex progress_mu_;
+  std::condition_variable progress_cv_;
+  bool finished_ = false;
+  std::string phase_ = "generating", detail_;
+  std::atomic<double> incident_seconds_{0};
+  std::optional<Clock::time_point> incident_start_;
 };
 
 }  // namespace
 
-std::optional<Trip> Judge::run(const std::vector<Step>& steps) {
-  auto trip = executor_.run(steps);
-  if (!trip) return std::nullopt;
-  return classify(std::move(*trip));
-}
-
-Trip Judge::classify(Trip trip) {
-  if (process_ == nullptr) return trip;
-  const bool suspicious = trip.oracle == "liveness" || trip.oracle == "hang";
-  // A refused or reset connection from a lobby that is printing a sanitizer report: give it
-  // the moment it takes to die. (A hang is a timeout: the lobby is stuck, not dying.)
-  const bool dying = trip.oracle == "liveness" && trip.signature == "target unreachable";
-  for (int i = 0; dying && i < 100 && process_->alive(); ++i) std::this_thread::sleep_for(50ms);
-  if (!process_->alive()) {
-    const std::string log = process_->stderr_tail(6000);
-    Trip crash{"crash", crash_signature(log, process_->exit_description()),
-               "the lobby " + process_->exit_description() + " (" + trip.signature + ")\n" + log};
-    (void)process_->restart();
-    return crash;
+// A leak grows the memory by about the same amount on every run; a garbage-collected or pooled
+// runtime grows it in steps (a heap expanding, a pool filling) and then not at all. So: one run to
+// warm up, then the median of the per-run growths must exceed `per_run`, and so must their mean.
+bool leaks(Executor& executor, Guard& guard, const std::vector<Step>& steps, int repeats, double per_run) {
+  (void)executor.run(steps);
+  auto previous = guard.memory_bytes();
+  if (!previous) return false;
+  std::vector<double> growth;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    (void)executor.run(steps);
+    const auto now = guard.memory_bytes();
+    if (!now) return false;
+    growth.push_back(*now - *previous);
+    previous = now;
   }
-  if (suspicious) (void)process_->restart();  // a stuck lobby does not get better
-  return trip;
+  double total = 0;
+  for (double g : growth) total += g;
+  std::sort(growth.begin(), growth.end());
+  return growth[growth.size() / 2] > per_run && total / static_cast<double>(growth.size()) > per_run;
 }
 
-FuzzReport run_fuzz(const FuzzOptions& o) {
-  FuzzReport report;
-  const auto start = Clock::now();
-  auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  if (!o.out_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(o.out_dir, ec);
-  }
-  const std::size_t jobs = std::max<std::size_t>(1, o.jobs);
-  std::atomic<std::uint64_t> next{0}, sessions{0}, frames{0}, generation{0}, harness_errors{0};
-  std::atomic<bool> done{false};
-  std::shared_mutex gate;  // shared: a session runs; exclusive: an incident is handled
-  std::mutex mu;           // report, seen, recent, flights
-  std::map<std::pair<std::string, std::string>, bool> seen;
-  std::vector<std::optional<Flight>> flights(jobs);
-  std::deque<Flight> recent;  // the last sessions run, for the memory oracle
-  std::optional<double> heap_baseline;
-
-  auto budget_left = [&](std::uint64_t index) {
-    if (done.load() || (o.stop != nullptr && o.stop->load())) return false;
-    if (o.iterations > 0 && index >= o.iterations) return false;
-    if (o.duration_s > 0 && elapsed() >= o.duration_s) return false;
-    return o.iterations > 0 || o.duration_s > 0;
-  };
-
-  // Records a finding: attribution among the candidates, minimization, transcript, file.
-  auto record = [&](Executor& ex, Judge& judge, const Trip& trip, const std::vector<Flight>& candidates,
-                    const std::function<bool(const std::vector<Step>&)>& reproduces,
-                    const std::function<bool(const std::vector<Step>&)>& trips) {
-    Finding f;
-    f.trip = trip;
-    const Flight* culprit = nullptr;
-    for (const auto& c : candidates) {
-      if (reproduces(c.session.steps)) {
-        culprit = &c;
-        break;
-      }
-    }
-    f.reproduced = culprit != nullptr;
-    if (culprit == nullptr) culprit = &candidates.front();
-    f.iteration = culprit->index;
-    f.original = culprit->session.steps;
-    f.mutations = culprit->session.mutations;
-    f.minimized = o.minimize && f.reproduced ? minimize(f.original, trips, o.minimize_budget) : f.original;
-    ex.options().record_transcript = true;
-    (void)judge.run(f.minimized);
-    f.transcript = ex.transcript();
-    ex.options().record_transcript = false;
-    std::lock_guard lock(mu);
-    const std::size_t number = report.findings.size() + 1;
-    if (!o.out_dir.empty()) {
-      f.file = o.out_dir / (std::string(protocol_name(o.protocol)) + "-" + trip.oracle + "-" + std::to_string(number) + ".json");
-      std::ofstream out(f.file, std::ios::binary | std::ios::trunc);
-      out << reproducer_json(o, f).dump(2, ' ', false, Json::error_handler_t::replace) << "\n";
-    }
-    if (o.log) {
-      o.log("finding " + std::to_string(number) + " at session " + std::to_string(f.iteration) + ": [" + trip.oracle + "] " +
-            trip.signature + " (" + std::to_string(f.original.size()) + " -> " + std::to_string(f.minimized.size()) + " steps" +
-            (f.reproduced ? "" : ", not reproduced alone") + ")" + (f.file.empty() ? "" : " " + f.file.string()));
-    }
-    report.findings.push_back(std::move(f));
-    if (o.max_findings > 0 && report.findings.size() >= o.max_findings) done = true;
-  };
-
-  // The same bug again: the same oracle and signature; a hang only needs to hang again (which
-  // of the barrier and the probe notices it first is timing), and an isolation breach to breach
-  // isolation again (which agent a misrouted frame lands on, and so how it shows, is too).
-  auto same_trip = [](Judge& judge, const Trip& trip, int attempts) {
-    return [&judge, trip, attempts](const std::vector<Step>& steps) {
-      for (int i = 0; i < std::max(1, attempts); ++i) {
-        auto again = judge.run(steps);
-        const bool loose = trip.oracle == "hang" || trip.oracle == "isolation";
-        if (again && again->oracle == trip.oracle && (loose || again->signature == trip.signature)) return true;
-      }
-      return false;
-    };
-  };
-
-  auto incident = [&](Executor& ex, Judge& judge, Flight flight, Trip raw) {
-    std::unique_lock lk(gate);
-    if (done.load()) return;  // --max-findings reached while this one waited
-    if (raw.oracle == "liveness" || raw.oracle == "hang") {
-      // Collateral: the lobby was restarted (or died of another session) while this one ran.
-      if (flight.generation != generation.load()) return;
-    }
-    const pid_t before = o.process != nullptr ? o.process->pid() : 0;
-    Trip trip = judge.classify(std::move(raw));
-    if (o.process != nullptr && o.process->pid() != before) ++generation;
-    {
-      std::lock_guard lock(mu);
-      if (seen.count({trip.oracle, trip.signature})) return;
-      seen[{trip.oracle, trip.signature}] = true;
-    }
-    // Who did it: this session first, then the sessions in flight and the last ones run, each
-    // alone (a dead or stuck lobby, or a message of one session delivered into another).
-    std::vector<Flight> candidates{flight};
-    {
-      std::lock_guard lock(mu);
-      auto add = [&](const Flight& f) {
-        for (const auto& c : candidates) {
-          if (c.index == f.index) return;
-        }
-        if (candidates.size() < 2 * jobs + 2) candidates.push_back(f);
-      };
-      for (const auto& f : flights) {
-        if (f) add(*f);
-      }
-      for (auto it = recent.rbegin(); it != recent.rend(); ++it) add(*it);
-    }
-    const bool needs_probe = trip.oracle != "protocol" && trip.oracle != "isolation";
-    const bool probe = ex.options().probe;
-    ex.options().probe = needs_probe && probe;
-    record(ex, judge, trip, candidates, same_trip(judge, trip, o.reproduce_attempts), same_trip(judge, trip, o.minimize_attempts));
-    ex.options().probe = probe;
-    if (o.process != nullptr && o.process->pid() != before) ++generation;
-  };
-
-  auto memory_check = [&](Executor& ex, Judge& judge) {
-    auto heap = heap_bytes(o.target);
-    if (!heap) return;
-    if (!heap_baseline) {
-      heap_baseline = heap;
-      return;
-    }
-    if (*heap - *heap_baseline <= o.memory_limit_bytes) return;
-    std::unique_lock lk(gate);
-    std::vector<Flight> candidates;
-    {
-      std::lock_guard lock(mu);
-      candidates.assign(recent.rbegin(), recent.rend());
-    }
-    const bool probe = ex.options().probe;
-    ex.options().probe = false;
-    auto leaks = [&](const std::vector<Step>& steps) {
-      auto h0 = heap_bytes(o.target);
-      for (int r = 0; r < o.memory_repeats; ++r) (void)ex.run(steps);
-      auto h1 = heap_bytes(o.target);
-      return h0 && h1 && (*h1 - *h0) / o.memory_repeats > o.memory_session_bytes;
-    };
-    const Trip trip{"memory", "the lobby's heap grows with every run of a session (unbounded memory)",
-                    "heap in use grew by " + std::to_string(static_cast<long long>((*heap - *heap_baseline) / 1024)) +
-                        " KiB since the start of the run; each run of this session leaves more than " +
-                        std::to_string(static_cast<long long>(o.memory_session_bytes / 1024)) + " KiB behind"};
-    bool fresh = false;
-    {
-      std::lock_guard lock(mu);
-      fresh = !seen.count({trip.oracle, trip.signature});
-      seen[{trip.oracle, trip.signature}] = true;
-    }
-    if (fresh && !candidates.empty()) {
-      if (candidates.size() > 64) candidates.resize(64);
-      record(ex, judge, trip, candidates, leaks, leaks);
-    }
-    ex.options().probe = probe;
-    if (o.process != nullptr) {
-      (void)o.process->restart();  // back to a small heap
-      ++generation;
-    }
-    heap_baseline.reset();
-  };
-
-  auto worker = [&](std::size_t job) {
-    Executor ex(o.target, o.protocol, o.exec);
-    Judge judge(ex, o.process);
-    auto last_progress = Clock::now();
-    std::uint64_t job0_sessions = 0;
-    for (;;) {
-      const std::uint64_t index = next.fetch_add(1);
-      if (!budget_left(index)) break;
-      try {
-        Flight flight{index, generate(o.protocol, o.seed, index, o.families), 0};
-        std::optional<Trip> trip;
-        {
-          std::shared_lock lk(gate);
-          flight.generation = generation.load();
-          {
-            std::lock_guard lock(mu);
-            flights[job] = flight;
-          }
-          const std::uint64_t before = ex.frames_sent();
-          trip = ex.run(flight.session.steps);
-          frames += ex.frames_sent() - before;
-          ++sessions;
-          std::lock_guard lock(mu);
-          flights[job].reset();
-          recent.push_back(flight);
-          if (recent.size() > 64) recent.pop_front();
-        }
-        if (trip) incident(ex, judge, std::move(flight), std::move(*trip));
-      } catch (const std::exception& e) {
-        // A bug of the fuzzer, not of the target: reported as such, and the run goes on.
-        {
-          std::lock_guard lock(mu);
-          flights[job].reset();
-        }
-        ++harness_errors;
-        if (o.log) o.log("harness error in session " + std::to_string(index) + " (a bug of agentconform, please report it): " + e.what());
-      }
-      if (job == 0 && o.process != nullptr && ++job0_sessions % 16 == 0) memory_check(ex, judge);
-      if (job == 0 && o.progress && Clock::now() - last_progress >= 1s) {
-        last_progress = Clock::now();
-        std::lock_guard lock(mu);
-        o.progress(Progress{sessions.load(), frames.load(), report.findings.size(), elapsed()});
-      }
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t j = 1; j < jobs; ++j) threads.emplace_back(worker, j);
-  worker(0);
-  for (auto& t : threads) t.join();
-  report.sessions = sessions.load();
-  report.harness_errors = harness_errors.load();
-  report.frames = frames.load();
-  report.seconds = elapsed();
-  return report;
-}
+FuzzReport run_fuzz(const FuzzOptions& options) { return Campaign(options).run(); }
 
 }  // namespace ac::fuzz

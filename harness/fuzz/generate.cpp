@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <limits>
+#include <string>
 
 #include "harness/fuzz/profiles/profiles.hpp"
 
@@ -195,16 +196,193 @@ void remove_at(Json& doc, const Json::json_pointer& at) {
   else doc[at] = nullptr;
 }
 
-std::string mutate_field(Rng& rng, Protocol protocol, Json doc, std::string& what) {
+// ---- classic damage: what breaks parsers and the code behind them (issue 12), spliced into the
+// message as raw text where a JSON value cannot carry it (numbers past a double, lone surrogates,
+// bytes that are not UTF-8, nesting deeper than a serializer recurses).
+
+struct Classic {
+  std::string raw;   // the JSON text put in place of the value
+  std::string kind;  // stable, for the culprit's signature: "NUL in a string", "deep nesting", ...
+  std::string what;  // precise, for the session's description
+};
+
+std::string escape_json(const std::string& s) { return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace); }
+
+// `current` with `insert` (raw JSON string content) at its start, middle or end, as a JSON string.
+std::string with_raw(Rng& rng, const std::string& current, const std::string& insert) {
+  std::string body = escape_json(current);
+  body = body.substr(1, body.size() - 2);
+  std::size_t at = 0;
+  switch (pick(rng, 3)) {
+    case 0: at = 0; break;
+    case 1: at = body.size() / 2; break;
+    default: at = body.size(); break;
+  }
+  while (at > 0 && at < body.size() && (body[at - 1] == '\\' || (static_cast<unsigned char>(body[at]) & 0xC0) == 0x80)) --at;
+  return "\"" + body.substr(0, at) + insert + body.substr(at) + "\"";
+}
+
+Classic classic_string(Rng& rng, const std::string& current) {
+  const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  if (draw < 0.35) return {with_raw(rng, current, "\\u0000"), "NUL in a string", "NUL (\\u0000) in a string"};
+  if (draw < 0.50) {
+    static const char* controls[] = {"\\u0001", "\\u001b[31m", "\\b", "\\f", "\\r\\n", "\\t", "\\u007f", "\\u0085", "\\u001f", "\\u2028"};
+    const char* c = controls[pick(rng, std::size(controls))];
+    return {with_raw(rng, current, c), "control character in a string", std::string("control character ") + c + " in a string"};
+  }
+  if (draw < 0.55) {
+    // Unescaped: not JSON any more (a strict reader refuses it; a lenient one may not).
+    static const char* raw[] = {"\x01", "\x1f", "\n", "\t", "\x7f"};
+    return {with_raw(rng, current, raw[pick(rng, std::size(raw))]), "raw control byte in a string", "unescaped control byte in a string"};
+  }
+  if (draw < 0.68) {
+    static const char* lone[] = {"\\ud800", "\\udfff", "\\udc00\\ud800", "\\ud83d", "\\ud800\\u0041"};
+    const char* l = lone[pick(rng, std::size(lone))];
+    return {with_raw(rng, current, l), "lone surrogate in a string", std::string("lone UTF-16 surrogate ") + l + " in a string"};
+  }
+  if (draw < 0.84) {
+    // Bytes that are not UTF-8 inside a well-formed JSON string: overlong forms, CESU-8
+    // surrogates, truncated sequences, bytes that never occur.
+    static const char* bad[] = {"\xC0\xAF", "\xE0\x80\xAF", "\xF0\x80\x80\xAF", "\xC1\xBF", "\xED\xA0\x80", "\xED\xBF\xBF",
+                                "\xE2\x82", "\xFF", "\xFE", "\xF8\x88\x80\x80\x80", "\xC0\x80"};
+    return {with_raw(rng, current, bad[pick(rng, std::size(bad))]), "invalid UTF-8 in a string", "invalid or overlong UTF-8 in a string"};
+  }
+  if (draw < 0.88) {
+    // (Strings near a 1 MiB frame limit are rare: the framing family sends oversized frames.)
+    const std::size_t n = chance(rng, 0.95) ? 64 * 1024 : 900 * 1024;
+    return {"\"" + std::string(n, 'A') + "\"", "huge string", std::to_string(n / 1024) + " KiB string"};
+  }
+  // Empty strings stay frequent (empty ids, chunks, names: a classic of their own).
+  return {"\"\"", "empty string", "empty string"};
+}
+
+Classic classic_number(Rng& rng) {
+  static const char* numbers[] = {"1e308",  "-1e308", "1e309",         "-1e309",  "1e-400", "5e-324", "-0", "-0.0",
+                                  "9007199254740993", "18446744073709551616", "-9223372036854775809", "123456789012345678901234567890123456789",
+                                  "1E+999999", "1.7976931348623157e308", "2147483648", "-2147483649", "4294967296", "0.1e1",
+                                  "1e-7", "100000000000000000000000"};
+  const char* n = numbers[pick(rng, std::size(numbers))];
+  return {n, "extreme number", std::string("number ") + n};
+}
+
+Classic classic_nesting(Rng& rng) {
+  // At and past the limits parsers and serializers commonly have (64, 100, 128, 256, 512, 1000,
+  // 1024; a recursive serializer runs out of stack somewhere in the thousands).
+  static const std::size_t depths[] = {64, 100, 128, 129, 256, 512, 1000, 1001, 1024, 5000, 10000};
+  const std::size_t depth = depths[pick(rng, std::size(depths))];
+  std::string raw;
+  if (chance(rng, 0.5)) {
+    raw = std::string(depth, '[') + std::string(depth, ']');
+  } else {
+    for (std::size_t i = 0; i < depth; ++i) raw += "{\"a\":";
+    raw += "1" + std::string(depth, '}');
+  }
+  return {raw, "deep nesting", "nesting " + std::to_string(depth) + " deep"};
+}
+
+// The field path for the culprit's signature: array indexes as "*" (the same field in a shorter or
+// longer list).
+std::string field_path(const Json::json_pointer& at) {
+  std::string p = at.to_string();
+  std::string out;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p[i] == '/' && i + 1 < p.size() && std::isdigit(static_cast<unsigned char>(p[i + 1]))) {
+      std::size_t j = i + 1;
+      while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j;
+      if (j == p.size() || p[j] == '/') {
+        out += "/*";
+        i = j - 1;
+        continue;
+      }
+    }
+    out += p[i];
+  }
+  return out.empty() ? "/" : out;
+}
+
+std::string message_type_of(const Json& doc) {
+  for (const char* key : {"type", "message_type", "intent"}) {
+    if (doc.is_object() && doc.contains(key) && doc[key].is_string() && !doc[key].get<std::string>().empty()) return doc[key].get<std::string>();
+  }
+  return "message";
+}
+
+// Replaces the value at `at` with raw JSON text.
+std::string splice(Json doc, const Json::json_pointer& at, const std::string& raw) {
+  static const std::string marker = "\x01" "agentconform-splice" "\x01";
+  doc[at] = marker;
+  std::string text = doc.dump();
+  const std::string quoted = Json(marker).dump();
+  const auto pos = text.find(quoted);
+  if (pos != std::string::npos) text.replace(pos, quoted.size(), raw);
+  return text;
+}
+
+struct FieldDamage {
+  std::string text;  // the damaged message
+  std::string kind;  // stable kind of damage
+  std::string what;  // precise description
+};
+
+// The same character damage in every string of the message at once (what a parser, a logger, a
+// file name or a database does with it is then tried wherever the message carries text).
+FieldDamage spray(Rng& rng, Json doc, const std::vector<Json::json_pointer>& strings) {
+  static const char* inserts[][2] = {{"\\u0000", "NUL"}, {"\\u0000", "NUL"}, {"\\u001b", "control character"},
+                                     {"\\ud800", "lone surrogate"}, {"\xC0\xAF", "invalid UTF-8"}};
+  const auto& chosen = inserts[pick(rng, std::size(inserts))];
+  const std::string type = message_type_of(doc);
+  std::vector<std::pair<std::string, std::string>> marks;  // marker JSON text -> damaged JSON text
+  for (std::size_t i = 0; i < strings.size(); ++i) {
+    const std::string marker = "\x01agentconform-spray-" + std::to_string(i) + "\x01";
+    marks.emplace_back(Json(marker).dump(), with_raw(rng, doc[strings[i]].get<std::string>(), chosen[0]));
+    doc[strings[i]] = marker;
+  }
+  std::string text = doc.dump();
+  for (const auto& [marker, raw] : marks) {
+    if (const auto pos = text.find(marker); pos != std::string::npos) text.replace(pos, marker.size(), raw);
+  }
+  const std::string kind = std::string(chosen[1]) + " in every string";
+  return {text, kind + " at " + type, kind};
+}
+
+FieldDamage classic(Rng& rng, const Json& doc, const std::vector<Json::json_pointer>& pointers) {
+  // Strings get string damage most of the time; any member (a structure included) may become a
+  // number or a deep structure.
+  std::vector<Json::json_pointer> strings;
+  for (const auto& p : pointers) {
+    if (!p.empty() && doc[p].is_string()) strings.push_back(p);
+  }
+  if (strings.size() > 1 && chance(rng, 0.2)) return spray(rng, doc, strings);
+  const double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+  Classic c;
+  Json::json_pointer at;
+  if (draw < 0.6 && !strings.empty()) {
+    at = strings[pick(rng, strings.size())];
+    c = classic_string(rng, doc[at].get<std::string>());
+  } else {
+    at = pointers.size() > 1 ? pointers[1 + pick(rng, pointers.size() - 1)] : pointers[0];
+    if (at.empty()) return {doc.dump(), "", ""};
+    c = chance(rng, 0.45) ? classic_number(rng) : classic_nesting(rng);
+  }
+  const std::string where = message_type_of(doc) + " " + field_path(at);
+  return {splice(doc, at, c.raw), c.kind + " at " + where, c.what + " at " + at.to_string()};
+}
+
+FieldDamage mutate_field(Rng& rng, Protocol protocol, Json doc) {
   std::vector<Json::json_pointer> pointers;
   collect_pointers(doc, Json::json_pointer(), pointers);
+  const std::string type = message_type_of(doc);
+  if (pointers.size() > 1 && chance(rng, 0.5)) {
+    auto c = classic(rng, doc, pointers);
+    if (!c.kind.empty()) return c;
+  }
   // Prefer members over the root: the root only gets an extra member.
   const Json::json_pointer at = pointers.size() > 1 ? pointers[1 + pick(rng, pointers.size() - 1)] : pointers[0];
   if (at.empty()) {
     if (doc.is_object()) doc["x-fuzz-" + std::to_string(pick(rng, 100))] = swap_type(rng);
-    what = "extra member";
-    return doc.dump();
+    return {doc.dump(), "extra member at " + type, "extra member"};
   }
+  const std::string where = " at " + type + " " + field_path(at);
   // Schema-guided, most of the time.
   if (chance(rng, 0.6)) {
     const Json* parent_schema = schema_at(protocol, doc, at.parent_pointer());
@@ -214,57 +392,59 @@ std::string mutate_field(Rng& rng, Protocol protocol, Json doc, std::string& wha
       Json& parent = doc[at.parent_pointer()];
       if (parent.is_object() && parent.contains(name)) {
         parent.erase(name);
-        what = "required member " + (at.parent_pointer() / name).to_string() + " removed";
-        return doc.dump();
+        return {doc.dump(), "required member removed at " + type + " " + field_path(at.parent_pointer() / name),
+                "required member " + (at.parent_pointer() / name).to_string() + " removed"};
       }
     }
     if (const Json* node = schema_at(protocol, doc, at)) {
       Json broken = break_schema(rng, *node, doc[at]);
       if (!broken.is_discarded()) {
         doc[at] = std::move(broken);
-        what = "schema rule broken at " + at.to_string();
-        return doc.dump();
+        return {doc.dump(), "schema rule broken" + where, "schema rule broken at " + at.to_string()};
       }
     }
   }
-  what = "member " + at.to_string() + " damaged";
   Json& node = doc[at];
+  std::string kind;
   if (node.is_string()) {
     switch (pick(rng, 10)) {
-      case 0: case 1: node = ""; break;
-      case 2: node = std::string(64 * 1024, 'A'); break;
-      case 3: node = node.get<std::string>() + unicode_edge(rng); break;
-      case 4: node = std::string("a\0b", 3); break;
+      case 0: case 1: node = ""; kind = "empty string"; break;
+      case 2: node = std::string(64 * 1024, 'A'); kind = "huge string"; break;
+      case 3: node = node.get<std::string>() + unicode_edge(rng); kind = "unicode edge in a string"; break;
+      case 4: node = std::string("a\0b", 3); kind = "NUL in a string"; break;
       case 5: {
         static const char* suffixes[] = {"x", ".0", "-beta", " ", "\n"};
         node = node.get<std::string>() + suffixes[pick(rng, std::size(suffixes))];
+        kind = "suffix on a string";
         break;
       }
-      case 6: node = node.get<std::string>() + std::string(1, '\0'); break;
-      case 7: node = swap_type(rng); break;
-      case 8: remove_at(doc, at); break;
-      default: node = deep_nesting(rng); break;
+      case 6: node = node.get<std::string>() + std::string(1, '\0'); kind = "NUL in a string"; break;
+      case 7: node = swap_type(rng); kind = "type swapped"; break;
+      case 8: remove_at(doc, at); kind = "member removed"; break;
+      default: node = deep_nesting(rng); kind = "deep nesting"; break;
     }
-    return doc.dump();
+    return {doc.dump(), kind + where, kind + " at " + at.to_string()};
   }
   switch (pick(rng, 6)) {
-    case 0: node = swap_type(rng); break;
-    case 1: node = boundary_number(rng); break;
-    case 2: node = deep_nesting(rng); break;
+    case 0: node = swap_type(rng); kind = "type swapped"; break;
+    case 1: node = boundary_number(rng); kind = "extreme number"; break;
+    case 2: node = deep_nesting(rng); kind = "deep nesting"; break;
     case 3:
       if (node.is_object()) node["x-extra"] = "extra";
       else node = Json::object({{"x-extra", true}});
+      kind = "extra member";
       break;
-    case 4: remove_at(doc, at); break;
-    default: node = ""; break;
+    case 4: remove_at(doc, at); kind = "member removed"; break;
+    default: node = ""; kind = "empty string"; break;
   }
-  return doc.dump();
+  return {doc.dump(), kind + where, kind + " at " + at.to_string()};
 }
 
 // Damage only raw text can carry: duplicate keys, truncation, trailing garbage, a BOM.
-std::string mutate_raw(Rng& rng, std::string data) {
+std::string mutate_raw(Rng& rng, std::string data, std::string& kind) {
   switch (pick(rng, 4)) {
     case 0:
+      kind = "duplicate member";
       if (!data.empty() && data.front() == '{') {
         // A member repeated with another value: two parsers may read different messages.
         const auto colon = data.find("\":");
@@ -274,12 +454,54 @@ std::string mutate_raw(Rng& rng, std::string data) {
         }
       }
       return data;
-    case 1: return data.substr(0, pick(rng, data.size()));
+    case 1: kind = "truncated text"; return data.substr(0, pick(rng, data.size()));
     case 2: {
       static const std::string tails[] = {"}", " x", ",", "\n{}", std::string("\0", 1)};
+      kind = "trailing garbage";
       return data + tails[pick(rng, std::size(tails))];
     }
-    default: return "\xEF\xBB\xBF" + data;
+    default: kind = "byte-order mark"; return "\xEF\xBB\xBF" + data;
+  }
+}
+
+// A mutation's description without what varies from session to session (step numbers, counts):
+// the tag its steps carry, which names the culprit of a crash or hang seen from outside.
+std::string stable_kind(const std::string& what) {
+  // " in step 4", " at step 4", " (step 4)", " step 4" go; other numbers become N.
+  std::string out;
+  for (std::size_t i = 0; i < what.size();) {
+    bool cut = false;
+    for (const char* p : {" (in step ", " (at step ", " (to step ", " in step ", " at step ", " to step ", " (step ", " step "}) {
+      const std::size_t n = std::char_traits<char>::length(p);
+      if (what.compare(i, n, p) != 0) continue;
+      std::size_t j = i + n;
+      if (j >= what.size() || !std::isdigit(static_cast<unsigned char>(what[j]))) continue;
+      while (j < what.size() && std::isdigit(static_cast<unsigned char>(what[j]))) ++j;
+      if (p[1] == '(' && j < what.size() && what[j] == ')') ++j;
+      i = j;
+      cut = true;
+      break;
+    }
+    if (cut) continue;
+    if (std::isdigit(static_cast<unsigned char>(what[i]))) {
+      while (i < what.size() && std::isdigit(static_cast<unsigned char>(what[i]))) ++i;
+      out += 'N';
+      continue;
+    }
+    out += what[i++];
+  }
+  return out;
+}
+
+// Tags the steps a mutation made or changed (those with no equal step before it).
+void tag_changes(const std::vector<Step>& before, std::vector<Step>& after, const std::string& kind) {
+  std::vector<bool> used(before.size(), false);
+  for (auto& step : after) {
+    bool matched = false;
+    for (std::size_t i = 0; i < before.size() && !matched; ++i) {
+      if (!used[i] && before[i] == step) used[i] = matched = true;
+    }
+    if (!matched) tag(step, kind);
   }
 }
 
@@ -460,51 +682,65 @@ std::string families_text(const Families& f) {
   return out;
 }
 
-Session generate(Protocol protocol, std::uint64_t seed, std::uint64_t index, const Families& families) {
+Session generate(Protocol protocol, std::uint64_t seed, std::uint64_t index, const Families& families, const Scope& scope) {
   // SplitMix64 of (seed, index): independent, well-mixed streams per session.
   std::uint64_t z = seed + 0x9E3779B97F4A7C15ULL * (index + 1);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
   Rng rng(z ^ (z >> 31));
-  return generate(protocol, rng, families);
+  return generate(protocol, rng, families, scope);
 }
 
 std::string mutate_message(Rng& rng, Protocol protocol, const Json& message, std::string& what) {
   if (chance(rng, 0.2)) {
-    what = "raw text damage";
-    return mutate_raw(rng, message.dump());
+    std::string kind;
+    std::string out = mutate_raw(rng, message.dump(), kind);
+    what = "raw text damage: " + kind;
+    return out;
   }
-  return mutate_field(rng, protocol, message, what);
+  auto damage = mutate_field(rng, protocol, message);
+  what = damage.what;
+  return damage.text;
 }
 
-Session generate(Protocol protocol, Rng& rng, const Families& families) {
+Session generate(Protocol protocol, Rng& rng, const Families& families, const Scope& scope) {
   const Profile& profile = profile_for(protocol);
   const double weights[] = {families.field ? 0.40 : 0, families.structure ? 0.22 : 0, families.framing ? 0.13 : 0,
                             families.timing ? 0.10 : 0, families.auth ? 0.15 : 0};
   double total = 0;
   for (double w : weights) total += w;
   Session s;
-  s.steps = profile.seed_flow(rng);
+  s.steps = profile.seed_flow(rng, scope);
   const std::size_t count = 1 + pick(rng, 3);
   for (std::size_t m = 0; m < count && total > 0; ++m) {
     double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng) * total;
     std::size_t family = 0;
     while (family + 1 < std::size(weights) && draw >= weights[family]) draw -= weights[family++];
-    std::string what;
+    std::string what, kind;
+    const std::vector<Step> before = s.steps;
     switch (family) {
       case 0: {
+        // Every message the session sends: WebSocket text frames, HTTP bodies (registration,
+        // token requests, AgentProtocol over HTTP).
         auto texts = steps_of(s.steps, Step::Kind::text);
+        for (auto i : steps_of(s.steps, Step::Kind::http)) {
+          if (!s.steps[i].data.empty() && s.steps[i].data.front() == '{') texts.push_back(i);
+        }
         if (texts.empty()) break;
         const std::size_t i = texts[pick(rng, texts.size())];
-        Json doc = Json::parse(s.steps[i].data, nullptr, false);
+        Json doc = parse_loose(s.steps[i].data);
         if (doc.is_discarded() || chance(rng, 0.15)) {
-          s.steps[i].data = mutate_raw(rng, std::move(s.steps[i].data));
-          what = "field: raw text damage in step " + std::to_string(i);
+          std::string raw_kind;
+          s.steps[i].data = mutate_raw(rng, std::move(s.steps[i].data), raw_kind);
+          what = "field: " + raw_kind + " in step " + std::to_string(i);
+          kind = "field: " + raw_kind + " at " + (doc.is_discarded() ? std::string("message") : message_type_of(doc));
         } else {
-          std::string detail;
-          s.steps[i].data = mutate_field(rng, protocol, std::move(doc), detail);
-          what = "field: " + detail + " in step " + std::to_string(i);
+          auto damage = mutate_field(rng, protocol, std::move(doc));
+          s.steps[i].data = std::move(damage.text);
+          what = "field: " + damage.what + " in step " + std::to_string(i);
+          kind = "field: " + damage.kind;
         }
+        tag(s.steps[i], kind);
         break;
       }
       case 1:
@@ -515,6 +751,7 @@ Session generate(Protocol protocol, Rng& rng, const Families& families) {
       case 3: what = timing(rng, s.steps); break;
       default: what = profile.auth(rng, s.steps); break;
     }
+    if (family != 0 && !what.empty()) tag_changes(before, s.steps, stable_kind(what));
     if (!what.empty()) s.mutations.push_back(std::move(what));
   }
   return s;

@@ -34,9 +34,9 @@ std::string families_text(const Families& f);
 
 // Session number `index` of the sequence of `seed`: a pure function of the three arguments
 // (so parallel jobs and replays agree on what session N is).
-Session generate(Protocol protocol, std::uint64_t seed, std::uint64_t index, const Families& families = {});
+Session generate(Protocol protocol, std::uint64_t seed, std::uint64_t index, const Families& families = {}, const Scope& scope = {});
 // From a generator's current state.
-Session generate(Protocol protocol, Rng& rng, const Families& families = {});
+Session generate(Protocol protocol, Rng& rng, const Families& families = {}, const Scope& scope = {});
 
 // One message of the protocol damaged by a field mutation (schema-guided or generic) or raw
 // text damage: what the hostile hub sends to clients. `what` says what was done.

@@ -95,7 +95,7 @@ class Hub final : public net::WsHandler, public net::HttpHandler {
 
   // ALP registration and the A2ACP token service: the client needs a credential first.
   net::HttpResponse handle(const net::HttpRequest& request) override {
-    const Json body = Json::parse(request.body, nullptr, false);
+    const Json body = parse_loose(request.body);
     const std::string id = body.is_object() && body.contains("agent_id") && body["agent_id"].is_string()
                                ? body["agent_id"].get<std::string>()
                                : "agent-" + std::to_string(++tokens_);
@@ -266,7 +266,7 @@ std::vector<std::string> ws_paths(Protocol p) {
 // The agent id a client connection stands for (its hello, or the URL's agent_id).
 std::string agent_of(Protocol p, const net::HttpRequest& upgrade, const std::string& first) {
   if (const std::string q = upgrade.query_value("agent_id"); !q.empty()) return q;
-  const Json j = Json::parse(first, nullptr, false);
+  const Json j = parse_loose(first);
   if (!j.is_object()) return "client";
   std::string id;
   if (p == Protocol::chopsticks) id = string_at(j, {"agentId"});
@@ -417,7 +417,7 @@ HostileHubReport hostile_hub(const HostileHubOptions& o) {
         while (!answered && Clock::now() < until) {
           auto f = c->next(std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
           if (!f) break;
-          const Json j = Json::parse(*f, nullptr, false);
+          const Json j = parse_loose(*f);
           answered = j.is_object() && probe->answered(j);
         }
         if (!answered && !c->is_closed()) {

@@ -2,7 +2,7 @@
 // when nothing can go), then one-step removals, then shrinking inside what is left: JSON members
 // removed, long strings halved, raw text truncated, bursts and pauses reduced, fragments
 // dropped. Every candidate must still trip the same oracle with the same signature; the budget
-// bounds the executions spent.
+// (a number of executions, and a stop callback for the campaign's time) bounds what is spent.
 #include "harness/fuzz/fuzzer.hpp"
 
 namespace ac::fuzz {
@@ -10,14 +10,23 @@ namespace {
 
 class Minimizer {
  public:
-  Minimizer(const std::function<bool(const std::vector<Step>&)>& trips, std::size_t budget) : trips_(trips), budget_(budget) {}
+  Minimizer(const std::function<bool(const std::vector<Step>&)>& trips, const MinimizeLimits& limits)
+      : trips_(trips), limits_(limits) {}
 
   bool attempt(const std::vector<Step>& candidate) {
-    if (used_ >= budget_) return false;
+    if (exhausted()) return false;
     ++used_;
-    return trips_(candidate);
+    const bool tripped = trips_(candidate);
+    if (limits_.progress) limits_.progress(used_, tripped ? candidate.size() : best_);
+    if (tripped) best_ = candidate.size();
+    return tripped;
   }
-  bool exhausted() const { return used_ >= budget_; }
+  bool exhausted() {
+    if (stopped_ || used_ >= limits_.budget) return true;
+    stopped_ = limits_.stop && limits_.stop();
+    return stopped_;
+  }
+  void start(std::size_t steps) { best_ = steps; }
 
   std::vector<Step> ddmin(std::vector<Step> steps) {
     std::size_t n = 2;
@@ -84,7 +93,7 @@ class Minimizer {
   }
 
   void shrink_payload(std::vector<Step>& steps, std::size_t i) {
-    Json doc = Json::parse(steps[i].data, nullptr, false);
+    Json doc = parse_loose(steps[i].data);
     if (doc.is_object()) {
       // Members, outermost first, then the members of nested objects.
       std::vector<Json::json_pointer> members;
@@ -92,7 +101,7 @@ class Minimizer {
       for (const auto& p : members) {
         if (exhausted()) return;
         try_edit(steps, i, [&p](Step& x) {
-          Json d = Json::parse(x.data, nullptr, false);
+          Json d = parse_loose(x.data);
           if (!d.is_object() || !d.contains(p)) return false;
           Json& parent = d[p.parent_pointer()];
           if (!parent.is_object()) return false;
@@ -124,7 +133,7 @@ class Minimizer {
   }
 
   static bool halve_longest_string(Step& x) {
-    Json d = Json::parse(x.data, nullptr, false);
+    Json d = parse_loose(x.data);
     if (d.is_discarded()) return false;
     Json* longest = nullptr;
     std::function<void(Json&)> walk = [&](Json& j) {
@@ -148,14 +157,17 @@ class Minimizer {
   }
 
   const std::function<bool(const std::vector<Step>&)>& trips_;
-  std::size_t budget_;
+  const MinimizeLimits& limits_;
   std::size_t used_ = 0;
+  std::size_t best_ = 0;
+  bool stopped_ = false;
 };
 
 }  // namespace
 
-std::vector<Step> minimize(std::vector<Step> steps, const std::function<bool(const std::vector<Step>&)>& trips, std::size_t budget) {
-  Minimizer m(trips, budget);
+std::vector<Step> minimize(std::vector<Step> steps, const std::function<bool(const std::vector<Step>&)>& trips, const MinimizeLimits& limits) {
+  Minimizer m(trips, limits);
+  m.start(steps.size());
   steps = m.ddmin(std::move(steps));
   // One-step removals (ddmin ends 1-minimal only when its budget lasted).
   for (std::size_t i = steps.size(); i-- > 0 && steps.size() > 1 && !m.exhausted();) {

@@ -24,9 +24,47 @@ std::optional<Json> strict_object(const std::string& text) {
   return std::move(*parsed);
 }
 
+Json parse_loose(std::string_view text) {
+  // Brackets outside strings: a cheap upper bound on the depth nlohmann would build.
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kLooseDepth) return Json(Json::value_t::discarded);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return Json::parse(text, nullptr, false);
+}
+
+bool plain_json_object(const std::string& text) { return !text.starts_with("\xEF\xBB\xBF") && strict_object(text).has_value(); }
+
+std::string lenient_member(const std::string& text, const char* key) {
+  const std::string quoted = std::string("\"") + key + "\"";
+  for (std::size_t at = text.find(quoted); at != std::string::npos; at = text.find(quoted, at + 1)) {
+    std::size_t i = at + quoted.size();
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i >= text.size() || text[i] != ':') continue;
+    ++i;
+    while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+    if (i >= text.size() || text[i] != '"') continue;
+    const std::size_t end = text.find('"', i + 1);
+    if (end == std::string::npos) return {};
+    return text.substr(i + 1, end - i - 1);
+  }
+  return {};
+}
+
 std::optional<Json> event_object(const net::WsEvent& e) {
   if (e.kind != ws::Event::Kind::text || e.invalid_utf8) return std::nullopt;
-  Json j = Json::parse(e.data, nullptr, false);
+  Json j = parse_loose(e.data);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return j;
 }

@@ -13,6 +13,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/crypto/ed25519.hpp"
@@ -33,6 +34,11 @@ struct Trip {
   std::string oracle;     // liveness | crash | hang | protocol | isolation | memory
   std::string signature;
   std::string detail;
+  // How a target that went away was seen to go (crash, hang): "refused" (nothing accepts
+  // connections), "reset" (connections cut without a close frame), "silent" (connections accepted,
+  // nothing answered), "hung" (an open connection stopped answering pings), "exited" (the process
+  // monitor saw it end), "killed" (hung, and the monitor killed it). Empty for the other oracles.
+  std::string observed;
 };
 
 // One connection of an execution, as the oracles see it.
@@ -43,6 +49,9 @@ struct ConnRecord {
   bool clean = true;        // sent nothing the target may legitimately fail the connection for
   bool closed = false;      // a close event (or the end of the transport) was seen
   bool sent_close = false;  // the session closed or dropped it
+  bool reset = false;       // the transport ended without a close frame from the target
+  bool http = false;        // not a WebSocket: each text step is an HTTP POST to http_path, its answer an event
+  std::string http_path;
   std::uint16_t close_code = 0;
   bool refused = false;     // the upgrade was answered with a non-101 status
   int refused_status = 0;
@@ -80,6 +89,16 @@ struct Exec {
   }
 };
 
+// What of its protocol the target plays (target.json "roles" and "transports", as `run` reads
+// them; empty: all): an A2ACP auth service alone, a broker alone, AgentProtocol over HTTP only.
+// Generation depends on it (a pure function of seed, index, families and scope).
+struct Scope {
+  std::set<std::string> roles, transports;
+  bool plays(const std::string& role) const { return roles.empty() || roles.count(role) != 0; }
+  bool offers(const std::string& transport) const { return transports.empty() || transports.count(transport) != 0; }
+  static Scope of(const engine::TargetConfig& config) { return Scope{config.roles, config.transports}; }
+};
+
 // What the executor knows about the target.
 struct TargetView {
   engine::TargetConfig config;  // paths, settings, http_base, ws_base, TLS
@@ -93,7 +112,7 @@ class Profile {
   virtual Protocol protocol() const = 0;
 
   // ---- generation (pure functions of the generator)
-  virtual std::vector<Step> seed_flow(Rng& rng) const = 0;
+  virtual std::vector<Step> seed_flow(Rng& rng, const Scope& scope) const = 0;
   // A mutation of the protocol's own structure ("" when it has none to offer).
   virtual std::string structure(Rng& rng, std::vector<Step>& steps) const;
   // An authentication / cryptography mutation ("" when the protocol has no such thing).
@@ -122,6 +141,18 @@ const Profile& profile_for(Protocol p);
 
 // ---- helpers shared by the profiles
 std::optional<Json> strict_object(const std::string& text);  // the project's strict reader
+// A JSON object as the oracles hold a target to: valid by the strict reader and without a leading
+// byte-order mark (RFC 8259 forbids sending one; a reader may skip it, so a frame with one is
+// neither owed an answer nor tracked: refused, ignored or read, all are fine).
+bool plain_json_object(const std::string& text);
+// nlohmann's lenient reading, discarded when the text nests deeper than kLooseDepth: the fuzzer
+// generates (and hostile targets send) nesting thousands deep, which nlohmann copies, compares and
+// serializes recursively, deep enough to overflow a worker thread's stack.
+inline constexpr std::size_t kLooseDepth = 256;
+Json parse_loose(std::string_view text);
+// A string member as a lenient reader would find it in text that is not plain JSON (a BOM, a
+// number out of range, a lone surrogate): "" when there is none.
+std::string lenient_member(const std::string& text, const char* key);
 std::optional<Json> event_object(const net::WsEvent& e);       // a received text frame as an object
 std::string shorten(const std::string& s, std::size_t n = 200);  // cut at a UTF-8 character boundary
 std::string dump_text(const Json& j);  // compact JSON, bytes that are not UTF-8 replaced (never throws)

@@ -16,23 +16,37 @@ Json strings(const std::vector<std::string>& v) {
   return out;
 }
 
+Json scope_json(const Scope& scope) {
+  Json out = Json::object();
+  if (!scope.roles.empty()) out["roles"] = scope.roles;
+  if (!scope.transports.empty()) out["transports"] = scope.transports;
+  return out;
+}
+
 }  // namespace
 
 Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
-  return Json{{"format", kFormat},
-              {"protocol", protocol_name(options.protocol)},
-              {"target", options.target_description},
-              {"seed", options.seed},
-              {"iteration", finding.iteration},
-              {"families", families_text(options.families)},
-              {"oracle", finding.trip.oracle},
-              {"signature", finding.trip.signature},
-              {"detail", finding.trip.detail},
-              {"reproduced", finding.reproduced},
-              {"mutations", strings(finding.mutations)},
-              {"placeholders", "${a} ${b} ${c}: agent ids made for each execution; ${uuid:N}, ${now}, tokens: filled when sent"},
-              {"steps", steps_to_json(finding.minimized)},
-              {"original_steps", steps_to_json(finding.original)}};
+  Json doc{{"format", kFormat},
+           {"protocol", protocol_name(options.protocol)},
+           {"target", options.target_description},
+           {"scope", scope_json(options.scope)},
+           {"seed", options.seed},
+           {"iteration", finding.iteration},
+           {"found_after_s", finding.found_at_s},
+           {"families", families_text(options.families)},
+           {"oracle", finding.trip.oracle},
+           {"signature", finding.trip.signature},
+           {"detail", finding.trip.detail},
+           {"reproduced", finding.reproduced},
+           {"verified_runs", finding.verified},
+           {"mutations", strings(finding.mutations)},
+           {"culprit", strings(mutation_tags(finding.minimized))},
+           {"placeholders", "${a} ${b} ${c}: agent ids made for each execution; ${uuid:N}, ${now}, tokens: filled when sent"},
+           {"steps", steps_to_json(finding.minimized)},
+           {"original_steps", steps_to_json(finding.original)}};
+  if (!finding.trip.observed.empty()) doc["observed"] = finding.trip.observed;
+  if (finding.minimization_cut) doc["minimization_cut"] = true;
+  return doc;
 }
 
 Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_t number) {
@@ -46,8 +60,12 @@ Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_
          {"mutations", strings(finding.mutations)},
          {"original_steps", finding.original.size()},
          {"reproduced", finding.reproduced},
+         {"verified_runs", finding.verified},
+         {"found_after_s", finding.found_at_s},
+         {"culprit", strings(mutation_tags(finding.minimized))},
          {"steps", steps_to_json(finding.minimized)},
          {"transcript", finding.transcript}};
+  if (!finding.trip.observed.empty()) j["observed"] = finding.trip.observed;
   if (!finding.file.empty()) {
     j["reproducer"] = {{"file", finding.file.string()}, {"replay", "agentconform fuzz --replay " + finding.file.string()}};
   }
@@ -81,6 +99,16 @@ Expected<Reproducer, std::string> load_reproducer(const std::filesystem::path& f
   const Json signature = d.value("signature", Json(""));
   r.oracle = oracle.is_string() ? oracle.get<std::string>() : "";
   r.signature = signature.is_string() ? signature.get<std::string>() : "";
+  const Json scope = d.value("scope", Json::object());
+  if (!scope.is_object()) return unexpected(file.string() + ": \"scope\" must be an object");
+  for (const char* key : {"roles", "transports"}) {
+    const Json list = scope.value(key, Json::array());
+    if (!list.is_array()) return unexpected(file.string() + ": \"scope." + key + "\" must be an array of strings");
+    for (const auto& v : list) {
+      if (!v.is_string()) return unexpected(file.string() + ": \"scope." + key + "\" must be an array of strings");
+      (std::string(key) == "roles" ? r.scope.roles : r.scope.transports).insert(v.get<std::string>());
+    }
+  }
   auto steps = steps_from_json(d.value("steps", Json()));
   if (!steps) return unexpected(file.string() + ": " + steps.error());
   r.steps = std::move(*steps);

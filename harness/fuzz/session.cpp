@@ -3,6 +3,8 @@
 // checked for its type and range, and errors name the step.
 #include "harness/fuzz/session.hpp"
 
+#include <algorithm>
+
 #include "harness/crypto/base64.hpp"
 #include "harness/websocket/frame.hpp"
 
@@ -155,6 +157,7 @@ Json steps_to_json(const std::vector<Step>& steps) {
     if (!s.capture.empty()) j["capture"] = s.capture;
     if (!s.sign.empty()) j["sign"] = s.sign;
     if (s.repeat != 1) j["repeat"] = s.repeat;
+    if (!s.mutation.empty()) j["mutation"] = s.mutation;
     out.push_back(std::move(j));
   }
   return out;
@@ -187,6 +190,10 @@ Expected<std::vector<Step>, std::string> steps_from_json(const Json& doc) {
     if (!capture) return unexpected(where + capture.error());
     s.headers = std::move(*headers);
     s.capture = std::move(*capture);
+    if (auto m = j.find("mutation"); m != j.end()) {
+      if (!m->is_string()) return unexpected(where + "\"mutation\" must be a string");
+      s.mutation = m->get<std::string>();
+    }
     if (auto sign = j.find("sign"); sign != j.end()) {
       if (!sign->is_string()) return unexpected(where + "\"sign\" must be a string");
       s.sign = sign->get<std::string>();
@@ -223,6 +230,25 @@ Expected<std::vector<Step>, std::string> steps_from_json(const Json& doc) {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+std::vector<std::string> mutation_tags(const std::vector<Step>& steps) {
+  std::vector<std::string> out;
+  for (const auto& s : steps) {
+    std::size_t at = 0;
+    while (at < s.mutation.size()) {
+      const std::size_t end = std::min(s.mutation.find("; ", at), s.mutation.size());
+      const std::string one = s.mutation.substr(at, end - at);
+      if (!one.empty() && std::find(out.begin(), out.end(), one) == out.end()) out.push_back(one);
+      at = end + 2;
+    }
+  }
+  return out;
+}
+
+void tag(Step& step, const std::string& mutation) {
+  if (mutation.empty() || step.mutation.find(mutation) != std::string::npos) return;
+  step.mutation += (step.mutation.empty() ? "" : "; ") + mutation;
 }
 
 Step connect_step(std::string conn, std::string path_and_query, std::map<std::string, std::string> headers) {

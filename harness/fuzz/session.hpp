@@ -72,6 +72,9 @@ struct Step {
   int ms = 0;              // sleep, await
   std::uint16_t code = 1000;  // close
   std::vector<RawFrame> frames;
+  // The mutation(s) that made or changed this step ("NUL in a string at send_chunk /stream_id"):
+  // what the step is about when it turns out to be the culprit; minimization keeps it.
+  std::string mutation;
   bool operator==(const Step&) const = default;
 };
 
@@ -83,6 +86,10 @@ struct Session {
 
 // Reproducer form of steps, and back (bounded: at most 10,000 steps).
 Json steps_to_json(const std::vector<Step>& steps);
+// The mutation tags of some steps, each once, in order ("" when none).
+std::vector<std::string> mutation_tags(const std::vector<Step>& steps);
+// Adds a mutation tag to a step.
+void tag(Step& step, const std::string& mutation);
 Expected<std::vector<Step>, std::string> steps_from_json(const Json& doc);
 
 // Step constructors for seed flows.

@@ -2,6 +2,7 @@
 #include "harness/fuzz/target.hpp"
 
 #include "harness/engine/driver.hpp"
+#include "harness/fuzz/executor.hpp"
 #include "reference/core/faults.hpp"
 
 namespace ac::fuzz {
@@ -9,6 +10,36 @@ namespace {
 
 proto::ProtocolId protocol_id(Protocol p) {
   return *proto::parse_protocol(protocol_name(p));
+}
+
+// --target-command: the process monitor starts the command, and the target counts as up once it
+// answers the protocol's liveness probe (a port that merely accepts is not up).
+Expected<bool, TargetError> start_command(const TargetRequest& r, FuzzTarget& out) {
+  process::Monitor::Options m;
+  m.shell_command = r.command;
+  m.work_dir = r.work_dir;
+  m.name = "target";
+  auto monitor = process::Monitor::start(std::move(m));
+  if (!monitor) return unexpected(TargetError{3, "cannot start --target-command: " + monitor.error()});
+  out.command = std::move(*monitor);
+  out.monitor = out.command.get();
+  out.description["command"] = r.command;
+  Executor prober(out.view, r.protocol);
+  prober.options().health_every = 1;
+  std::optional<Trip> last;
+  const auto ready = out.command->wait_ready([&] {
+    last = prober.probe();
+    return !last;
+  }, r.start_timeout, std::chrono::milliseconds(100));
+  if (ready == process::Monitor::Ready::ready) return true;
+  const std::string tail = out.command->output_tail(1500);
+  if (ready == process::Monitor::Ready::exited) {
+    return unexpected(TargetError{3, "--target-command " + out.command->exit_description() + " before it answered the liveness probe; its output:\n" + tail});
+  }
+  out.command->stop();
+  return unexpected(TargetError{3, "--target-command did not answer the liveness probe at " + r.url + " within " +
+                                       std::to_string(r.start_timeout.count() / 1000) + " s (last: [" + (last ? last->oracle + "] " + last->signature + ": " + last->detail : std::string("]")) +
+                                       "); its output:\n" + tail});
 }
 
 }  // namespace
@@ -47,7 +78,13 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
     if (t.kind != "remote") return unexpected(TargetError{2, "the fuzzer speaks to network targets (http://, https://, ws://, wss://)"});
     driver.defaults(t);
     out.description = {{"kind", "remote"}, {"url", r.url}};
+    if (!r.command.empty()) {
+      if (auto started = start_command(r, out); !started) return unexpected(started.error());
+    }
     return out;
+  }
+  if (!r.command.empty()) {
+    return unexpected(TargetError{2, "--target-command needs --target URL: the address the command's server listens on"});
   }
   for (const auto& f : r.faults) {
     if (!ref::FaultCatalog::builtin().find(f)) return unexpected(TargetError{2, "unknown fault \"" + f + "\" (agentconform lobby --list-faults)"});
@@ -63,9 +100,14 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   t.url = out.process->http_url();
   t.http_base = out.process->http_url();
   t.ws_base = out.process->ws_url();
+  out.monitor = &out.process->monitor();
   driver.defaults(t);
   driver.embedded_settings(o.config, t);
+  t.features = driver.reference_features();
   t.settings["health_path"] = "/healthz";
+  // The lobby's own heap gauge: more precise than its resident memory (memory oracle).
+  t.settings["metrics_path"] = "/metrics";
+  t.settings["memory_metric"] = "agentconform_heap_in_use_bytes";
   out.description = {{"kind", "embedded"}, {"url", t.http_base}, {"faults", r.faults}};
   return out;
 }

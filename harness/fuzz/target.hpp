@@ -1,6 +1,7 @@
 // What `agentconform fuzz` fuzzes: a third-party endpoint (--target, --config target.json,
-// described with the conformance engine's target model and drivers), or, by default, the
-// reference lobby started as a child process with the fuzzing configuration below.
+// described with the conformance engine's target model and drivers), started and watched by the
+// process monitor when --target-command gives its command line; or, by default, the reference
+// lobby started as a child process with the fuzzing configuration below.
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,8 @@ struct TargetRequest {
   Protocol protocol = Protocol::alp;
   std::string url;                       // empty: the embedded lobby
   std::string config_file;               // target.json (remote targets)
+  std::string command;                   // --target-command: started (via /bin/sh -c) and watched
+  std::chrono::milliseconds start_timeout{30000};  // for the command's target to answer the probe
   std::vector<std::string> faults;       // embedded lobby only
   std::filesystem::path executable;      // agentconform, to start the embedded lobby
   std::filesystem::path work_dir;        // the embedded lobby's config and log
@@ -34,8 +37,15 @@ struct TargetRequest {
 struct FuzzTarget {
   std::unique_ptr<net::Runtime> runtime;
   TargetView view;
-  std::unique_ptr<LobbyProcess> process;
-  Json description = Json::object();     // {"kind", "url", "faults"}
+  std::unique_ptr<LobbyProcess> process;              // the embedded lobby
+  std::unique_ptr<process::Monitor> command;          // the --target-command process
+  process::Monitor* monitor = nullptr;                // whichever of the two there is
+  Json description = Json::object();     // {"kind", "url", "faults", "command"}
+
+  void stop() {
+    if (process) process->stop();
+    if (command) command->stop();
+  }
 };
 
 struct TargetError {

@@ -2,7 +2,10 @@
 // the tests depend on), and a scratch directory per test.
 #pragma once
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -19,6 +22,21 @@ inline std::filesystem::path scratch(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// A TCP port on 127.0.0.1 that was free a moment ago (for a target the test starts itself).
+inline std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
+    port = ntohs(a.sin_port);
+  }
+  ::close(fd);
+  return port;
 }
 
 // The reference lobby in a child process, with the fuzzing configuration and these faults.
@@ -39,7 +57,8 @@ inline FuzzOptions options_for(Protocol p, FuzzTarget& t, std::uint64_t seed, st
   FuzzOptions o;
   o.protocol = p;
   o.target = t.view;
-  o.process = t.process.get();
+  o.monitor = t.monitor;
+  o.scope = Scope::of(t.view.config);
   o.target_description = t.description;
   o.seed = seed;
   o.iterations = iterations;

@@ -78,7 +78,8 @@ TEST_P(PlantedBug, IsFoundMinimizedAndReplays) {
   // The reproducer trips again on a fresh broken lobby ...
   auto again = lobby(c.protocol, {c.fault}, dir / "again", 1500);
   Executor ex(again.view, c.protocol);
-  Judge judge(ex, again.process.get());
+  Guard guard(again.view, c.protocol, again.monitor);
+  Judge judge(ex, &guard);
   std::optional<Trip> replayed;
   if (c.oracle == "memory") {
     // A leak shows as growth over repeated runs (what the memory oracle measures).
@@ -103,7 +104,8 @@ TEST_P(PlantedBug, IsFoundMinimizedAndReplays) {
   // ... and not on the unbroken lobby.
   auto fixed = lobby(c.protocol, {}, dir / "fixed", 1500);
   Executor clean_ex(fixed.view, c.protocol);
-  Judge clean(clean_ex, fixed.process.get());
+  Guard clean_guard(fixed.view, c.protocol, fixed.monitor);
+  Judge clean(clean_ex, &clean_guard);
   for (int i = 0; i < (c.oracle == "memory" ? 8 : 1); ++i) {
     auto trip = clean.run(loaded->steps);
     EXPECT_FALSE(trip) << trip->oracle << ": " << trip->signature << " " << trip->detail;
@@ -118,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Planted{Protocol::alp, "alp.planted.stale-route-after-reconnect", "isolation", 600, 12, 1},
                       Planted{Protocol::agora, "agora.planted.hang-on-double-end", "hang", 400, 5},
                       Planted{Protocol::agentprotocol, "agentprotocol.planted.leak-per-invalid-message", "memory", 600, 4},
-                      Planted{Protocol::agora, "agora.planted.deliver-to-wrong-agent-on-empty-chunk", "isolation", 400, 6},
+                      Planted{Protocol::agora, "agora.planted.deliver-to-wrong-agent-on-empty-chunk", "isolation", 800, 6},
                       Planted{Protocol::chopsticks, "chopsticks.planted.accept-version-prefix", "protocol", 300, 3}),
     [](const auto& param_info) {
       std::string name = param_info.param.fault;

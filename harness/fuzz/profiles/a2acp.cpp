@@ -54,20 +54,40 @@ class A2acp final : public Profile {
  public:
   Protocol protocol() const override { return Protocol::a2acp; }
 
-  std::vector<Step> seed_flow(Rng& rng) const override {
-    std::vector<Step> s{connect_step("a", "${path.ws}?agent_id=${a}"), connect_step("b", "${path.ws}?agent_id=${b}")};
+  // The auth service (reading A2-11/A2-20): token requests for a and c, sometimes for the same
+  // subject twice at once.
+  static Step token_request(const std::string& who, const std::string& audience, int ttl) {
+    return http_step(who, "POST", "${path.token}",
+                     Json{{"agent_id", "${" + who + "}"}, {"target_agent_id", "${" + audience + "}"},
+                          {"requested_capabilities", Json::array({"read:datasets", "write:test_scenarios"})}, {"ttl", ttl},
+                          {"${api_key.member}", "${api_key}"}},
+                     {{who + ".service_token", "/token"}});
+  }
+
+  std::vector<Step> seed_flow(Rng& rng, const Scope& scope) const override {
+    // Partial roles (target.json "roles"): an auth service alone gets token requests only; a
+    // broker alone gets the broker flow (its tokens made here, from settings.jwt_secret).
+    if (!scope.plays("broker")) {
+      std::vector<Step> s{token_request("a", "b", 3600), token_request("c", "broker", 60)};
+      if (chance(rng, 0.5)) s.push_back(token_request("a", "broker", 1));
+      return s;
+    }
+    std::vector<Step> s;
+    if (scope.plays("auth-service") && chance(rng, 0.25)) s.push_back(token_request("a", "b", 3600));
+    s.push_back(connect_step("a", "${path.ws}?agent_id=${a}"));
+    s.push_back(connect_step("b", "${path.ws}?agent_id=${b}"));
     s.push_back(text_step("a", message("a", "broker", "request", "initiate_handshake",
-                                       {{"target_agent_id", "${b}"}, {"requested_intent", "provision_test_dataset"}, {"correlation_id", "h-1"}}, 1)));
+                                       {{"target_agent_id", "${b}"}, {"requested_intent", "provision_test_dataset"}, {"correlation_id", "${id:h-1}"}}, 1)));
     s.push_back(await_step("b", "accept_handshake", {{"b.collab", "/payload/collaboration_id"}}));
     s.push_back(text_step("b", message("b", "broker", "response", "accept_handshake",
-                                       {{"accepted", true}, {"collaboration_id", "${b.collab}"}, {"correlation_id", "h-1"}}, 2)));
+                                       {{"accepted", true}, {"collaboration_id", "${b.collab}"}, {"correlation_id", "${id:h-1}"}}, 2)));
     s.push_back(await_step("a", "\"contract\"", {{"contract", "/payload/contract/contract_id"}}));
     s.push_back(text_step("a", message("a", "b", "request", "provision_test_dataset",
                                        {{"test_scenario_id", "scenario-1"}, {"dataset_type", "patient_demographics"}, {"record_count", 10},
-                                        {"contract_id", "${contract}"}, {"correlation_id", "r-1"}}, 3)));
+                                        {"contract_id", "${contract}"}, {"correlation_id", "${id:r-1}"}}, 3)));
     s.push_back(await_step("b", "scenario-1"));
     s.push_back(text_step("b", message("b", "a", "response", "provision_test_dataset",
-                                       {{"dataset_id", "dataset-1"}, {"record_count", 10}, {"contract_id", "${contract}"}, {"correlation_id", "r-1"}}, 4)));
+                                       {{"dataset_id", "dataset-1"}, {"record_count", 10}, {"contract_id", "${contract}"}, {"correlation_id", "${id:r-1}"}}, 4)));
     if (chance(rng, 0.5)) {
       s.push_back(text_step("a", message("a", "b", "event", "provision_test_dataset", {{"contract_id", "${contract}"}, {"note", "done"}}, 5)));
     }
@@ -82,7 +102,21 @@ class A2acp final : public Profile {
     if (msgs.empty()) return {};
     const std::size_t i = msgs[pick(rng, msgs.size())];
     const std::string at = " in step " + std::to_string(i);
-    switch (pick(rng, 5)) {
+    switch (pick(rng, 6)) {
+      case 5: {
+        // Identifier collision: once a's contract stands, c attaches and asks for a handshake with
+        // a's message_id and correlation_id; whatever the broker answers c must reach c, not a.
+        std::size_t at_step = s.size();
+        for (std::size_t k = 0; k < s.size(); ++k) {
+          if (s[k].kind == Step::Kind::await && s[k].data.find("contract") != std::string::npos) at_step = k + 1;
+        }
+        if (at_step >= s.size()) return {};
+            s.insert(s.begin() + static_cast<std::ptrdiff_t>(at_step),
+                 {connect_step("c", "${path.ws}?agent_id=${c}"),
+                  text_step("c", message("c", "broker", "request", "initiate_handshake",
+                                         {{"target_agent_id", "${b}"}, {"requested_intent", "provision_test_dataset"}, {"correlation_id", "${id:h-1}"}}, 1))});
+        return "structure: c reuses a's message_id and correlation_id for its own handshake (step " + std::to_string(at_step) + ")";
+      }
       case 0: {
         static const Json versions[] = {"2.0", "0.9", "1", "1.0.0", "v1.0", "3.1"};
         set_member(s[i], "protocol_version", versions[pick(rng, std::size(versions))]);
@@ -139,6 +173,9 @@ class A2acp final : public Profile {
     exec.vars["broker"] = target.config.setting("broker_agent_id", "protocol-broker-agent");
     exec.vars["broker.domain"] = target.config.setting("broker_domain", "a_domain");
     exec.vars["path.ws"] = target.config.path("ws");
+    exec.vars["path.token"] = target.config.path("token");
+    exec.vars["api_key"] = target.config.setting("api_key");
+    exec.vars["api_key.member"] = target.config.setting("api_key_member", "api_key");
   }
 
   // The next target of the dataset pool: a process-wide counter, so executions (and parallel
@@ -189,6 +226,8 @@ class A2acp final : public Profile {
   void connected(Exec& exec, ConnRecord& c, const Step&) const override { c.id = exec.id_of(c.label); }
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
+    // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
+    if (!plain_json_object(payload)) return;
     auto decoded = profile_of(Protocol::a2acp).decode(payload);
     if (!decoded) {
       owe_error(c, payload);
@@ -259,6 +298,19 @@ class A2acp final : public Profile {
   }
 
   std::optional<Trip> probe(const TargetView& target, const std::string& salt) const override {
+    if (!target.config.plays("broker")) {
+      // An auth service alone: a valid token request is answered with a token.
+      Json body{{"agent_id", "probe" + salt}, {"target_agent_id", target.config.setting("broker_agent_id", "protocol-broker-agent")},
+                {"requested_capabilities", Json::array({"read:datasets"})}, {"ttl", 60}};
+      if (const std::string key = target.config.setting("api_key"); !key.empty()) body[target.config.setting("api_key_member", "api_key")] = key;
+      auto r = probe_http(target, "POST", target.config.path("token"), body.dump());
+      if (!r) return r.error();
+      const Json answer = parse_loose(r->body);
+      if (r->status / 100 != 2 || member_string(answer, "token").empty()) {
+        return Trip{"liveness", "probe: a valid token request was not answered with a token", std::to_string(r->status) + " " + shorten(r->body)};
+      }
+      return std::nullopt;
+    }
     auto ws = probe_connect(target, target.config.path("ws") + "?agent_id=probe" + salt);
     if (!ws) return ws.error();
     (*ws)->send_text(R"({"protocol_version":"1.0"})");

@@ -43,16 +43,24 @@ class AgentProtocol final : public Profile {
  public:
   Protocol protocol() const override { return Protocol::agentprotocol; }
 
-  std::vector<Step> seed_flow(Rng& rng) const override {
-    std::vector<Step> s{connect_step("a", "${path.ws}"), connect_step("b", "${path.ws}")};
+  std::vector<Step> seed_flow(Rng& rng, const Scope& scope) const override {
+    // Both transports of the spec: over WebSocket agents stay connected (and a relay can reach
+    // them); over HTTP every message is a POST answered in its response. A target declares which
+    // it offers (target.json "transports") and whether it relays (role "relay").
+    const bool ws = scope.offers("ws") || !scope.offers("http");
+    const bool over_http = !ws || (scope.offers("http") && chance(rng, 0.3));
+    const std::string binding = over_http ? "http:${path.http}" : "${path.ws}";
+    std::vector<Step> s{connect_step("a", binding), connect_step("b", binding)};
     s.push_back(text_step("a", message("a", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 1), "valid"));
     s.push_back(text_step("b", message("b", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 2), "valid"));
-    s.push_back(text_step("a", message("a", "peer", "request", request("echo", {{"text", "hi"}}, "c-1"), 3), "valid"));
-    s.push_back(text_step("a", message("a", "peer", "request", request("reverse", {{"text", "stressed"}}, "c-2"), 4), "valid"));
-    if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "request", request("sum", {{"numbers", {1, 2.5, -3}}}, "c-3"), 5), "valid"));
-    s.push_back(text_step("a", message("a", "b", "notify", {{"event", "ready"}}, 6), "valid"));
-    s.push_back(text_step("b", message("b", "a", "response", {{"correlationId", "c-9"}, {"status", "success"}, {"result", {{"ok", true}}}}, 7), "valid"));
-    if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "notify", {{"event", "to-all"}}, 8, true), "valid"));
+    s.push_back(text_step("a", message("a", "peer", "request", request("echo", {{"text", "hi"}}, "${id:c-1}"), 3), "valid"));
+    s.push_back(text_step("a", message("a", "peer", "request", request("reverse", {{"text", "stressed"}}, "${id:c-2}"), 4), "valid"));
+    if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "request", request("sum", {{"numbers", {1, 2.5, -3}}}, "${id:c-3}"), 5), "valid"));
+    if (!over_http && scope.plays("relay")) {
+      s.push_back(text_step("a", message("a", "b", "notify", {{"event", "ready"}}, 6), "valid"));
+      s.push_back(text_step("b", message("b", "a", "response", {{"correlationId", "${id:c-9}"}, {"status", "success"}, {"result", {{"ok", true}}}}, 7), "valid"));
+      if (chance(rng, 0.5)) s.push_back(text_step("a", message("a", "peer", "notify", {{"event", "to-all"}}, 8, true), "valid"));
+    }
     return s;
   }
 
@@ -61,7 +69,20 @@ class AgentProtocol final : public Profile {
     if (msgs.empty()) return {};
     const std::size_t i = msgs[pick(rng, msgs.size())];
     const std::string at = " in step " + std::to_string(i);
-    switch (pick(rng, 5)) {
+    switch (pick(rng, 6)) {
+      case 5: {
+        // Identifier collision: c asks the peer for the same action under the correlationId of a's
+        // open request, at once: each answer must reach the agent that asked.
+        auto requests = text_steps_with(s, "\"${id:c-1}\"");
+        if (requests.empty() || s.empty()) return {};
+        const std::size_t k = requests[0] + 1;
+        const std::string binding = s[0].data;  // a's connect step: the session's transport
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(std::min(k, s.size())),
+                 {connect_step("c", binding),
+                  text_step("c", message("c", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 20), "valid"),
+                  text_step("c", message("c", "peer", "request", request("echo", {{"text", "from c"}}, "${id:c-1}"), 21), "valid")});
+        return "structure: c reuses the correlationId of a's open request (step " + std::to_string(k) + ")";
+      }
       case 0: set_pointer(s[i], "/payload/action", chance(rng, 0.5) ? "code-review" : "agentconform:missing"); return "structure: unknown action" + at;
       case 1: set_pointer(s[i], "/to/agentId", chance(rng, 0.5) ? "nobody" : "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="); return "structure: unknown recipient" + at;
       case 2: {
@@ -113,11 +134,12 @@ class AgentProtocol final : public Profile {
     if (auto other = crypto::Ed25519PrivateKey::generate()) exec.keys.emplace("other", std::move(*other));
     exec.vars["peer"] = target.config.setting("peer_agent_id", "unknown-peer");
     exec.vars["path.ws"] = target.config.path("ws");
+    exec.vars["path.http"] = target.config.path("http");
   }
 
   std::string finish_text(Exec& exec, const Step& step, std::string payload) const override {
     if (step.sign.empty()) return payload;
-    Json j = Json::parse(payload, nullptr, false);
+    Json j = parse_loose(payload);
     auto key = exec.keys.find(step.sign == "other-key" ? "other" : step.conn);
     if (j.is_discarded() || !j.is_object() || key == exec.keys.end()) return payload;
     j.erase("signature");
@@ -147,6 +169,8 @@ class AgentProtocol final : public Profile {
   void connected(Exec& exec, ConnRecord& c, const Step&) const override { c.id = exec.id_of(c.label); }
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
+    // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
+    if (!plain_json_object(payload)) return;
     auto verified = ap::verify_text(payload);
     if (!verified) {
       const std::string code(verified.error().code());
@@ -167,7 +191,13 @@ class AgentProtocol final : public Profile {
     const Json to = m.value("to", Json::object());
     if (at_path(to, {"broadcast"}) == true) return;
     const std::string target = string_at(to, {"agentId"});
-    if (target == exec.id_of("peer")) return;
+    if (target == exec.id_of("peer")) {
+      // For isolation: the correlationIds this agent asked the peer under.
+      if (member_string(m, "type") == "request") {
+        if (const std::string id = string_at(m, {"payload", "correlationId"}); !id.empty()) c.expect["asked"][id] = true;
+      }
+      return;
+    }
     // Whether the target is bound when the relay handles this frame depends on how the relay
     // interleaves this connection's frames with the target's: an agent of the session may or
     // may not get it (no expectation either way), anyone else must not exist.
@@ -199,12 +229,22 @@ class AgentProtocol final : public Profile {
     static const OwedErrorRule rule{"a broken or unverifiable message drew no error message", "INVALID_SIGNATURE", {"INVALID_SIGNATURE"},
                                     "a message with a bad signature was not refused with INVALID_SIGNATURE"};
     if (auto trip = judge_owed_errors(exec, [&](const ConnRecord& c) { return errors_from_peer(exec, c); }, error_code, rule)) return trip;
-    // Isolation: what reached an agent from someone other than the peer was relayed to it.
+    // Isolation: what reached an agent from someone other than the peer was relayed to it, and
+    // what the peer answered under a correlationId reached an agent that asked under it.
     const Json relayed = exec.state.value("relayed", Json::object());
     for (const auto& c : exec.conns) {
       for (const auto& e : c.events) {
         auto j = event_object(e);
-        if (!j || string_at(*j, {"from", "agentId"}) == exec.id_of("peer")) continue;
+        if (!j) continue;
+        if (string_at(*j, {"from", "agentId"}) == exec.id_of("peer")) {
+          const std::string type = member_string(*j, "type");
+          const std::string id = string_at(*j, {"payload", "correlationId"});
+          if (c.clean && type == "response" && !id.empty() && !c.expect.value("asked", Json::object()).contains(id)) {
+            return Trip{"isolation", "a response reached an agent that did not send its request",
+                        "connection " + c.label + " never asked under correlationId " + shorten(id) + ", got: " + shorten(e.data)};
+          }
+          continue;
+        }
         const std::string detail = "connection " + c.label + " got: " + shorten(e.data);
         // A broadcast reaches every connected agent, those of other sessions (parallel jobs) too.
         if (at_path(*j, {"to", "broadcast"}) == true) continue;
@@ -221,14 +261,24 @@ class AgentProtocol final : public Profile {
   std::optional<Trip> probe(const TargetView& target, const std::string&) const override {
     auto key = crypto::Ed25519PrivateKey::generate();
     if (!key) return std::nullopt;
-    auto ws = probe_connect(target, target.config.path("ws"));
-    if (!ws) return ws.error();
     Json hello{{"protocol", "agentprotocol/0.1"}, {"id", proto::typed::new_uuid_v4()}, {"timestamp", proto::typed::utc_now()},
                {"from", {{"agentId", ap::agent_id(key->public_key())}, {"capabilities", {"agentprotocol:core"}}}},
                {"to", {{"agentId", target.config.setting("peer_agent_id", "unknown-peer")}, {"broadcast", false}}},
                {"type", "hello"}, {"payload", {{"version", "0.1"}, {"features", {"signed-messages"}}}}};
     auto signed_hello = ap::sign(hello, *key);
     if (!signed_hello) return std::nullopt;
+    if (!target.config.offers("ws")) {
+      // HTTP only: the hello is a POST, the peer's hello its answer.
+      auto r = probe_http(target, "POST", target.config.path("http"), signed_hello->dump());
+      if (!r) return r.error();
+      const Json answer = parse_loose(r->body);
+      if (r->status / 100 != 2 || member_string(answer, "type") != "hello") {
+        return Trip{"liveness", "probe: a signed hello posted over HTTP was not answered with a hello", std::to_string(r->status) + " " + shorten(r->body)};
+      }
+      return std::nullopt;
+    }
+    auto ws = probe_connect(target, target.config.path("ws"));
+    if (!ws) return ws.error();
     (*ws)->send_text(signed_hello->dump());
     const bool answered = wait_for(**ws, [](const net::WsEvent& e) {
       auto j = event_object(e);

@@ -25,26 +25,26 @@ class Agora final : public Profile {
  public:
   Protocol protocol() const override { return Protocol::agora; }
 
-  std::vector<Step> seed_flow(Rng& rng) const override {
+  std::vector<Step> seed_flow(Rng& rng, const Scope& /*scope: one role, one transport*/) const override {
     std::vector<Step> s{connect_step("a", "${path.ws}?${query}=${a}"), connect_step("b", "${path.ws}?${query}=${b}"),
                         connect_step("c", "${path.ws}?${query}=${c}")};  // c: a bystander nobody addresses
-    s.push_back(text_step("a", Json{{"type", "send"}, {"to", "${b}"}, {"stream", true}, {"stream_id", "s1"},
+    s.push_back(text_step("a", Json{{"type", "send"}, {"to", "${b}"}, {"stream", true}, {"stream_id", "${id:s1}"},
                                     {"payload", {{"action", "query"}, {"body", {{"question", "hello?"}}}}}}));
     const bool two = chance(rng, 0.5);
-    if (two) s.push_back(text_step("a", Json{{"type", "send"}, {"to", "${b}"}, {"stream", true}, {"stream_id", "s2"}}));
+    if (two) s.push_back(text_step("a", Json{{"type", "send"}, {"to", "${b}"}, {"stream", true}, {"stream_id", "${id:s2}"}}));
     const std::size_t chunks = 2 + pick(rng, 3);
     for (std::size_t i = 0; i < chunks; ++i) {
-      const std::string sid = two && i % 2 ? "s2" : "s1";
+      const std::string sid = two && i % 2 ? "${id:s2}" : "${id:s1}";
       s.push_back(text_step("a", Json{{"type", "send_chunk"}, {"to", "${b}"}, {"stream_id", sid}, {"chunk", "part " + std::to_string(i)}}));
     }
-    s.push_back(text_step("a", Json{{"type", "send_end"}, {"to", "${b}"}, {"stream_id", "s1"}}));
-    if (two) s.push_back(text_step("a", Json{{"type", "send_end"}, {"to", "${b}"}, {"stream_id", "s2"}}));
+    s.push_back(text_step("a", Json{{"type", "send_end"}, {"to", "${b}"}, {"stream_id", "${id:s1}"}}));
+    if (two) s.push_back(text_step("a", Json{{"type", "send_end"}, {"to", "${b}"}, {"stream_id", "${id:s2}"}}));
     if (chance(rng, 0.5)) {
       s.push_back(text_step("b", Json{{"type", "reply"}, {"to", "${a}"}, {"payload", {{"text", "thanks"}}}}));
     } else {
-      s.push_back(text_step("b", Json{{"type", "reply"}, {"to", "${a}"}, {"stream", true}, {"stream_id", "r1"}}));
-      s.push_back(text_step("b", Json{{"type", "reply_chunk"}, {"to", "${a}"}, {"stream_id", "r1"}, {"chunk", "an answer"}}));
-      s.push_back(text_step("b", Json{{"type", "reply_end"}, {"to", "${a}"}, {"stream_id", "r1"}}));
+      s.push_back(text_step("b", Json{{"type", "reply"}, {"to", "${a}"}, {"stream", true}, {"stream_id", "${id:r1}"}}));
+      s.push_back(text_step("b", Json{{"type", "reply_chunk"}, {"to", "${a}"}, {"stream_id", "${id:r1}"}, {"chunk", "an answer"}}));
+      s.push_back(text_step("b", Json{{"type", "reply_end"}, {"to", "${a}"}, {"stream_id", "${id:r1}"}}));
     }
     return s;
   }
@@ -53,7 +53,27 @@ class Agora final : public Profile {
     auto streamed = text_steps_with(s, "\"stream_id\"");
     auto addressed = text_steps_with(s, "\"to\"");
     if (addressed.empty()) return {};
-    switch (pick(rng, 4)) {
+    switch (pick(rng, 5)) {
+      case 4: {
+        // Identifier collision: c streams with the stream_id a's stream uses, at the same time,
+        // to a (a relay that keys streams by id alone sends a's chunks to a) or to b.
+        auto starts = text_steps_with(s, "\"stream\":true");
+        auto chunks = text_steps_with(s, "\"send_chunk\"");
+        auto ends = text_steps_with(s, "\"send_end\"");
+        if (starts.empty() || chunks.empty() || ends.empty()) return {};
+        auto start = strict_object(s[starts[0]].data);
+        if (!start || s[starts[0]].conn != "a") return {};
+        const std::string sid = member_string(*start, "stream_id");
+        const std::string to = chance(rng, 0.5) ? "${a}" : "${b}";
+        // Inserted back to front, so the earlier positions stay right.
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(ends.back() + 1),
+                 text_step("c", Json{{"type", "send_end"}, {"to", to}, {"stream_id", sid}}));
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(chunks[0] + 1),
+                 text_step("c", Json{{"type", "send_chunk"}, {"to", to}, {"stream_id", sid}, {"chunk", "from c"}}));
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(starts[0] + 1),
+                 text_step("c", Json{{"type", "send"}, {"to", to}, {"stream", true}, {"stream_id", sid}, {"payload", {{"action", "clash"}}}}));
+        return "structure: c opens a stream with the stream_id of a's open stream, to " + std::string(to == "${a}" ? "a" : "b");
+      }
       case 0: {
         const std::size_t i = addressed[pick(rng, addressed.size())];
         set_member(s[i], "to", "nobody-" + std::to_string(pick(rng, 1000)));
@@ -106,6 +126,9 @@ class Agora final : public Profile {
     for (const char* label : {"a", "b", "c"}) exec.vars[label] = exec.prefix + label;
     exec.vars["path.ws"] = target.config.path("ws");
     exec.vars["query"] = target.config.setting("query_parameter", "agent_id");
+    // Oracles that rest on a reading apply only to a relay that claims it (agora.error-frames:
+    // error frames for refused frames, and a second binding of a live id refused, AG-1/AG-6).
+    exec.state["error_frames"] = target.config.claims("agora.error-frames");
   }
 
   void connected(Exec& exec, ConnRecord& c, const Step& step) const override {
@@ -126,9 +149,35 @@ class Agora final : public Profile {
     if (c.expect.contains("hijack_of")) return;  // judged as a hijack
     Json& obligations = c.expect["errors"];
     if (!obligations.is_array()) obligations = Json::array();
+    // The spec defines no error frame: one is owed only by a relay that claims agentconform's
+    // (feature agora.error-frames, reading AG-6). Without it a refused frame must only not be
+    // delivered, which the isolation oracle checks.
+    const bool error_frames = exec.state.value("error_frames", false);
+    auto owe = [&](const std::string& why) {
+      if (error_frames) obligations.push_back(why + ": " + shorten(payload));
+    };
+    Json& streams = c.expect["streams"];
+    if (!streams.is_object()) streams = Json::object();
+    auto unjudged = [&](const std::string& key) {  // what becomes of this stream is no longer known
+      streams[key] = "uncertain";
+      if (c.expect.contains("chunks")) c.expect["chunks"].erase(key);
+    };
+    if (!plain_json_object(payload)) {
+      // Not JSON (a byte-order mark included): refused or ignored, it is neither lost nor a
+      // violation; if a lenient relay reads it anyway, its stream is no longer judged.
+      if (const std::string sid = lenient_member(payload, "stream_id"); !sid.empty()) {
+        unjudged(family_of(lenient_member(payload, "type")) + "/" + sid);
+      }
+      return;
+    }
     auto decoded = profile_of(Protocol::agora).decode(payload);
     if (!decoded) {
-      obligations.push_back("broken frame: " + shorten(payload));
+      owe("broken frame");
+      // A relay "forwards as-is" (AG-2): one that does not read a frame as strictly as we do may
+      // forward it, so what its stream delivers is no longer judged.
+      if (const std::string sid = lenient_member(payload, "stream_id"); !sid.empty()) {
+        unjudged(family_of(lenient_member(payload, "type")) + "/" + sid);
+      }
       return;
     }
     const Json& j = decoded->value;
@@ -149,20 +198,19 @@ class Agora final : public Profile {
       if (o.id == to && o.ws && !o.sent_close && !o.closed && o.clean && !o.expect.contains("hijack_of")) live = k;
     }
     if (!session_agent) {
-      obligations.push_back("unknown recipient: " + shorten(payload));
+      owe("unknown recipient");
       return;
     }
     // Streams of this connection: family/stream_id -> open | uncertain | ended.
     const std::string sid = member_string(j, "stream_id");
-    Json& streams = c.expect["streams"];
-    if (!streams.is_object()) streams = Json::object();
     const std::string key = family_of(type) + "/" + sid;
     const bool start = type == "send" || type == "reply";
     const std::string state = streams.value(key, "");
     if (start) {
       if (at_path(j, {"stream"}) != true) return;  // one-shot
       if (state == "open") {
-        obligations.push_back("stream id in use: " + shorten(payload));
+        owe("stream id in use");
+        if (!error_frames) unjudged(key);  // the relay may take it as a new stream
         return;
       }
       if (state == "uncertain") return;
@@ -175,11 +223,14 @@ class Agora final : public Profile {
       return;
     }
     if (state.empty() || state == "ended") {
-      obligations.push_back((state.empty() ? "unknown stream: " : "frame after the stream's end: ") + shorten(payload));
+      owe(state.empty() ? "unknown stream" : "frame after the stream's end");
+      // A relay that keeps no stream state forwards it: the stream's chunks are no longer judged.
+      if (!error_frames && !state.empty()) unjudged(key);
       return;
     }
-    if (c.expect["stream_to"].value(key, "") != to) {
-      if (state == "open") obligations.push_back("stream frame to another recipient: " + shorten(payload));
+    if (string_at(c.expect, {"stream_to", key.c_str()}) != to) {
+      if (state == "open") owe("stream frame to another recipient");
+      if (!error_frames) unjudged(key);
       return;
     }
     if (type.ends_with("_end")) {
@@ -187,9 +238,36 @@ class Agora final : public Profile {
     } else if (state == "open" && live && c.expect["stream_conn"].value(key, std::size_t{0}) == *live) {
       c.expect["chunks"][key].push_back(j.value("chunk", Json()));
     } else if (state == "open") {
-      c.expect["chunks"].erase(key);  // the recipient left: what it got is no longer judged
-      streams[key] = "uncertain";
+      unjudged(key);  // the recipient left: what it got is no longer judged
     }
+  }
+
+  // The first owed frame no error frame answers: an error naming a stream_id answers the owed
+  // frame of that stream, the others answer the remaining owed frames in order. (So the finding
+  // names the frame it is about, not one an error did answer.)
+  static std::string unanswered(const ConnRecord& c, const Json& owed) {
+    std::vector<bool> answered(owed.size(), false);
+    std::vector<std::string> anonymous;
+    std::size_t unnamed = 0;
+    for (const auto& e : c.events) {
+      auto j = event_object(e);
+      if (!j || member_string(*j, "type") != "error") continue;
+      const std::string sid = member_string(*j, "stream_id");
+      bool matched = false;
+      for (std::size_t i = 0; i < owed.size() && !matched && !sid.empty(); ++i) {
+        if (!answered[i] && owed[i].get<std::string>().find("\"stream_id\":\"" + sid + "\"") != std::string::npos) answered[i] = matched = true;
+      }
+      if (!matched) ++unnamed;
+    }
+    for (std::size_t i = 0; i < owed.size(); ++i) {
+      if (answered[i]) continue;
+      if (unnamed > 0) {
+        --unnamed;
+        continue;
+      }
+      return owed[i].get<std::string>();
+    }
+    return owed.empty() ? std::string() : owed.back().get<std::string>();
   }
 
   static int error_frames(const ConnRecord& c) {
@@ -267,8 +345,10 @@ class Agora final : public Profile {
   }
 
   std::optional<Trip> judge(const Exec& exec) const override {
+    const bool claims_errors = exec.state.value("error_frames", false);
     for (const auto& c : exec.conns) {
       if (c.expect.contains("hijack_of")) {
+        if (!claims_errors) continue;  // rebinding to the newest connection is another reading
         const ConnRecord* owner = exec.conn(c.expect["hijack_of"].get<std::string>());
         const bool owner_live = owner != nullptr && owner->open();
         if (owner_live && !c.closed) {
@@ -286,8 +366,8 @@ class Agora final : public Profile {
         std::string owed_list;
         for (const auto& x : o) owed_list += "\n  owed: " + x.get<std::string>();
         return Trip{"protocol", "a frame the relay cannot forward drew no error frame",
-                    std::to_string(o.size()) + " such frame(s), " + std::to_string(errors) + " error frame(s) on connection " + c.label +
-                        owed_list + got};
+                    "the frame: " + unanswered(c, o) + "\n" + std::to_string(o.size()) + " such frame(s), " + std::to_string(errors) +
+                        " error frame(s) on connection " + c.label + owed_list + got};
       }
     }
     return isolation(exec);

@@ -59,7 +59,7 @@ class Alp final : public Profile {
  public:
   Protocol protocol() const override { return Protocol::alp; }
 
-  std::vector<Step> seed_flow(Rng& rng) const override {
+  std::vector<Step> seed_flow(Rng& rng, const Scope& /*scope: one role, one transport*/) const override {
     std::vector<Step> s{register_step("a"), register_step("b"), register_step("c"), connect_as("a", "a", "a"), connect_as("b", "b", "b")};
     s.push_back(text_step("a", envelope("a", "lobby", "REGISTER_CLIENT",
                                         {{"capabilities", Json::array()}, {"agent_version", "1.0.0"}, {"sdk_version", "fuzz-0.1"}}, 1)));
@@ -100,7 +100,26 @@ class Alp final : public Profile {
     if (messages.empty()) return {};
     const std::size_t i = messages[pick(rng, messages.size())];
     const std::string at = " in step " + std::to_string(i);
-    switch (pick(rng, 8)) {
+    switch (pick(rng, 9)) {
+      case 8: {
+        // Identifier collision: c invokes b's capability with the message_id and conversation_id
+        // a's request uses, while a's is open (responses must still reach a, and c's answer c).
+        auto invokes = text_steps_with(s, "INVOKE_CAPABILITY_REQUEST");
+        if (invokes.empty()) return {};
+        const std::size_t k = invokes[0] + 1;
+        Json clash = envelope("c", "b", "INVOKE_CAPABILITY_REQUEST",
+                              {{"capability_name", "fuzz.echo"}, {"capability_version", "1.0.0"}, {"input_data", {{"text", "from c"}}}}, 5);
+        clash["conversation_id"] = "${uuid:31}";
+        Json answer = envelope("b", "c", "INVOKE_CAPABILITY_RESPONSE",
+                               {{"request_message_id", "${uuid:5}"}, {"status", "success"}, {"output_data", {{"text", "for c"}}}}, 12);
+        answer["conversation_id"] = "${uuid:31}";
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(std::min(k, s.size())),
+                 {connect_as("c", "c", "c"),
+                  text_step("c", envelope("c", "lobby", "REGISTER_CLIENT",
+                                          {{"capabilities", Json::array()}, {"agent_version", "1.0.0"}, {"sdk_version", "fuzz-0.1"}}, 13)),
+                  text_step("c", clash), text_step("b", answer)});
+        return "structure: c reuses a's message_id and conversation_id at once (step " + std::to_string(k) + ")";
+      }
       case 0: {
         static const Json versions[] = {"0.1.0", "0.3.0", "1.0.0", "0.2", "abc", "0.2.0-beta", "0.2.1", "00.2.0"};
         set_member(s[i], "protocol_version", versions[pick(rng, std::size(versions))]);
@@ -221,6 +240,8 @@ class Alp final : public Profile {
     if (c.id.empty()) return;
     Json& errors = c.expect["errors"];
     if (!errors.is_array()) errors = Json::array();
+    // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
+    if (!plain_json_object(payload)) return;
     auto decoded = profile_of(Protocol::alp).decode(payload);
     if (!decoded) {
       Json o{{"why", decoded.error().code + " at " + decoded.error().pointer}, {"frame", shorten(payload)}};
@@ -239,8 +260,10 @@ class Alp final : public Profile {
     bool known = to == exec.id_of("lobby_id") || to == "BROADCAST_ALL";
     for (const char* label : {"a", "b", "c"}) known = known || to == exec.id_of(label);
     if (!known) errors.push_back({{"why", "unknown receiver"}, {"frame", shorten(payload)}});
-    // For isolation: who sent which message_id to whom.
-    exec.state["sent"][member_string(m, "message_id")] = {{"from", c.id}, {"to", to}};
+    // For isolation: who sent which message_id to whom (two agents may reuse one id).
+    Json& by_id = exec.state["sent"][member_string(m, "message_id")];
+    if (!by_id.is_array()) by_id = Json::array();
+    by_id.push_back({{"from", c.id}, {"to", to}});
   }
 
   static std::vector<Json> protocol_errors(const ConnRecord& c) {
@@ -251,19 +274,40 @@ class Alp final : public Profile {
     return out;
   }
 
-  // The first owed PROTOCOL_ERROR that has not come (by count, then by offending_message_id).
+  // The first owed PROTOCOL_ERROR that has not come. An error naming an offending_message_id
+  // answers that message; the others answer, in order, the messages still unanswered. The trip
+  // names the message it is about, never an error that answered another one.
   static std::optional<Trip> missing(const ConnRecord& c, const std::vector<Json>& errors) {
     const Json& owed = c.expect["errors"];
-    if (errors.size() < owed.size()) {
-      return Trip{"protocol", "an invalid message drew no PROTOCOL_ERROR",
-                  std::to_string(owed.size()) + " invalid message(s), " + std::to_string(errors.size()) +
-                      " PROTOCOL_ERROR(s); first: " + dump_text(owed[0])};
+    std::vector<int> answer(owed.size(), -1);  // the error that answers each owed message
+    std::vector<bool> used(errors.size(), false);
+    for (std::size_t i = 0; i < owed.size(); ++i) {
+      if (!owed[i].contains("message_id")) continue;
+      for (std::size_t j = 0; j < errors.size() && answer[i] < 0; ++j) {
+        if (!used[j] && at_path(errors[j], {"payload", "offending_message_id"}) == owed[i]["message_id"]) {
+          used[j] = true;
+          answer[i] = static_cast<int>(j);
+        }
+      }
     }
-    for (const auto& o : owed) {
-      if (!o.contains("message_id")) continue;
-      bool named = false;
-      for (const auto& e : errors) named = named || at_path(e, {"payload", "offending_message_id"}) == o["message_id"];
-      if (!named) return Trip{"protocol", "PROTOCOL_ERROR does not name the offending message_id", dump_text(o)};
+    for (std::size_t i = 0; i < owed.size(); ++i) {
+      for (std::size_t j = 0; j < errors.size() && answer[i] < 0; ++j) {
+        if (!used[j]) {
+          used[j] = true;
+          answer[i] = static_cast<int>(j);
+        }
+      }
+      if (answer[i] < 0) {
+        return Trip{"protocol", "an invalid message drew no PROTOCOL_ERROR",
+                    "on connection " + c.label + ": " + dump_text(owed[i]) + " (" + std::to_string(owed.size()) + " invalid message(s), " +
+                        std::to_string(errors.size()) + " PROTOCOL_ERROR(s))"};
+      }
+    }
+    for (std::size_t i = 0; i < owed.size(); ++i) {
+      if (owed[i].contains("message_id") && at_path(errors[static_cast<std::size_t>(answer[i])], {"payload", "offending_message_id"}) != owed[i]["message_id"]) {
+        return Trip{"protocol", "PROTOCOL_ERROR does not name the offending message_id",
+                    "on connection " + c.label + ": " + dump_text(owed[i]) + "; answered by " + dump_text(errors[static_cast<std::size_t>(answer[i])])};
+      }
     }
     return std::nullopt;
   }
@@ -315,8 +359,14 @@ class Alp final : public Profile {
           if (!untracked) return Trip{"isolation", "a delivered message that no one sent to this agent", detail};
           continue;
         }
-        if (sent[id].value("to", "") != c.id) return Trip{"isolation", "a message delivered to an agent it was not addressed to", detail};
-        if (sent[id].value("from", "") != sender) return Trip{"isolation", "a delivered message carries a sender_id other than its sender", detail};
+        bool to_me = false, from_sender = false;
+        for (const auto& x : sent[id]) {
+          const bool mine = x.value("to", "") == c.id;
+          to_me = to_me || mine;
+          from_sender = from_sender || (mine && x.value("from", "") == sender);
+        }
+        if (!to_me) return Trip{"isolation", "a message delivered to an agent it was not addressed to", detail};
+        if (!from_sender) return Trip{"isolation", "a delivered message carries a sender_id other than its sender", detail};
       }
     }
     return std::nullopt;
@@ -332,7 +382,7 @@ class Alp final : public Profile {
       reg = probe_http(target, "POST", target.config.path("register"), body.dump());
     }
     if (!reg) return reg.error();
-    const Json answer = Json::parse(reg->body, nullptr, false);
+    const Json answer = parse_loose(reg->body);
     if (reg->status / 100 != 2 || !answer.is_object() || !answer.contains("auth_token") || !answer["auth_token"].is_string()) {
       return Trip{"liveness", "probe: registration of a fresh agent failed", std::to_string(reg->status) + " " + shorten(reg->body)};
     }

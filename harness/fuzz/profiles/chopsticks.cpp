@@ -23,7 +23,7 @@ class Chopsticks final : public Profile {
  public:
   Protocol protocol() const override { return Protocol::chopsticks; }
 
-  std::vector<Step> seed_flow(Rng& rng) const override {
+  std::vector<Step> seed_flow(Rng& rng, const Scope& /*scope: one role, one transport*/) const override {
     const std::string path = "${path.ws}";
     std::vector<Step> s{connect_step("a", path), text_step("a", hello("a")),
                         text_step("a", Json{{"type", "guilds"}, {"guildIds", Json::array({"g1", "g2"})}})};

@@ -27,7 +27,7 @@ const proto::Profile& profile_of(Protocol p) {
 }
 
 bool set_member(Step& step, const char* key, const Json& value, bool only_if_present) {
-  Json doc = Json::parse(step.data, nullptr, false);
+  Json doc = parse_loose(step.data);
   if (doc.is_discarded() || !doc.is_object() || (only_if_present && !doc.contains(key))) return false;
   if (value.is_discarded()) {
     doc.erase(key);
@@ -39,7 +39,7 @@ bool set_member(Step& step, const char* key, const Json& value, bool only_if_pre
 }
 
 bool set_pointer(Step& step, const std::string& pointer, const Json& value) {
-  Json doc = Json::parse(step.data, nullptr, false);
+  Json doc = parse_loose(step.data);
   if (doc.is_discarded() || !doc.is_object()) return false;
   try {
     const Json::json_pointer p(pointer);

@@ -1,0 +1,183 @@
+// The fuzzer against a server it does not own (issue 12): an independent Agora relay in Node.js
+// (tests/peers/fuzz/agora_relay.js, written from the spec) with planted bugs, fuzzed as a user
+// would, with `agentconform fuzz`:
+//   - started by the fuzzer itself (--target-command: the process monitor restarts it and keeps
+//     its exit status and crash report as evidence);
+//   - started by a restarting supervisor of its own (tests/peers/fuzz/supervise.js), which the
+//     fuzzer knows nothing about: it only sees connections refused, cut or unanswered.
+// For every planted bug the campaign must report a finding whose reproducer trips again on a relay
+// with that bug alone (replay exit 1) and not on the fixed relay (exit 0); and a campaign against
+// the fixed relay reports nothing.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "harness/process/monitor.hpp"
+#include "tests/fuzz/fuzz_support.hpp"
+
+namespace ac::fuzz {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::filesystem::path kPeers = std::filesystem::path(AC_SOURCE_DIR) / "tests/peers/fuzz";
+
+using test::free_port;
+
+int rc(const std::string& command) {
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string relay_command(std::uint16_t port, const std::string& bugs) {
+  return "node " + (kPeers / "agora_relay.js").string() + " --port " + std::to_string(port) + " --bugs " + bugs;
+}
+
+// A relay under its own supervisor, in a process group the test stops as a whole.
+std::unique_ptr<process::Monitor> supervised(std::uint16_t port, const std::string& bugs, const std::filesystem::path& dir) {
+  process::Monitor::Options o;
+  o.shell_command = "exec node " + (kPeers / "supervise.js").string() + " --health http://127.0.0.1:" + std::to_string(port) +
+                    "/healthz -- " + "node " + (kPeers / "agora_relay.js").string() + " --port " + std::to_string(port) + " --bugs " + bugs;
+  o.work_dir = dir;
+  o.name = "supervisor-" + bugs;
+  auto m = process::Monitor::start(std::move(o));
+  EXPECT_TRUE(m) << (m ? "" : m.error());
+  if (!m) return nullptr;
+  // Up when the relay answers its health endpoint.
+  const std::string probe = "node -e \"require('http').get('http://127.0.0.1:" + std::to_string(port) +
+                            "/healthz',r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1))\"";
+  for (int i = 0; i < 100 && rc(probe) != 0; ++i) std::this_thread::sleep_for(100ms);
+  return std::move(*m);
+}
+
+struct Planted {
+  std::string bug;
+  std::string oracle;
+  // A finding is this bug's when its signature (monitored crash) or its culprit's mutations
+  // contain one of these.
+  std::vector<std::string> marks;
+};
+
+const std::vector<Planted> kPlanted = {
+    {"crash-deep", "crash", {"RangeError", "deep nesting"}},
+    {"crash-nul", "crash", {"null bytes", "ERR_INVALID_ARG_VALUE", "NUL in a string"}},
+    {"hang-double-end", "hang", {}},
+    {"cross-stream-id", "isolation", {}},
+    {"leak-stream", "memory", {}},
+};
+
+// The finding of a planted bug (a reproduced one first, when there are several).
+const Json* finding_for(const Json& findings, const Planted& p) {
+  const Json* found = nullptr;
+  for (const auto& f : findings) {
+    if (f.value("oracle", "") != p.oracle) continue;
+    std::string text = f.value("signature", "");
+    for (const auto& c : f.value("culprit", Json::array())) text += "\n" + c.get<std::string>();
+    bool mine = p.marks.empty();
+    for (const auto& m : p.marks) mine = mine || text.find(m) != std::string::npos;
+    if (!mine) continue;
+    if (f.value("reproduced", false)) return &f;
+    if (found == nullptr) found = &f;
+  }
+  return found;
+}
+
+std::string campaign(const std::filesystem::path& out, std::uint16_t port, const std::string& extra) {
+  return std::string(AC_CLI) + " fuzz --protocol agora --target ws://127.0.0.1:" + std::to_string(port) + "/agora/ws --config " +
+         (kPeers / "agora_relay.target.json").string() + " --jobs 2 --seed 7 --probe-timeout 1500 --restart-timeout 20 --memory-limit 24" +
+         " --report json --out " + out.string() + " " + extra + " > " + (out.string() + ".log") + " 2>&1";
+}
+
+std::string replay(const std::filesystem::path& file, std::uint16_t port, const std::string& extra, const std::filesystem::path& log) {
+  return std::string(AC_CLI) + " fuzz --replay " + file.string() + " --target ws://127.0.0.1:" + std::to_string(port) + "/agora/ws --config " +
+         (kPeers / "agora_relay.target.json").string() + " --probe-timeout 1500 --restart-timeout 20 --out " + log.parent_path().string() +
+         "/replay-out " + extra + " >> " + log.string() + " 2>&1";
+}
+
+class PeerCampaign : public ::testing::TestWithParam<std::string> {};
+
+// Every planted bug, found, and its reproducer: trips on that bug alone, not on the fixed relay.
+TEST_P(PeerCampaign, PlantedBugsFoundAndReplayed) {
+  const bool monitored = GetParam() == "monitored";
+  const auto dir = test::scratch("peer-" + GetParam());
+  const auto out = dir / "campaign";
+  const std::uint16_t port = free_port();
+  std::unique_ptr<process::Monitor> supervisor;
+  std::string extra = "--duration 90 --max-findings " + std::to_string(kPlanted.size());
+  if (monitored) {
+    extra += " --target-command \"" + relay_command(port, "all") + "\"";
+  } else {
+    supervisor = supervised(port, "all", dir);
+    ASSERT_NE(supervisor, nullptr);
+  }
+  const auto started = std::chrono::steady_clock::now();
+  const int code = rc(campaign(out, port, extra));
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (supervisor) supervisor->stop();
+  const std::string log = read_text(out.string() + ".log");
+  std::cout << "campaign (" << GetParam() << ") took " << took << " s, exit " << code << "\n" << log << "\n";
+  ASSERT_EQ(code, 1) << log;
+  const Json results = Json::parse(read_text(out / "results.json"));
+  const Json& findings = results["findings"];
+
+  const auto replay_log = dir / "replay.log";
+  for (const auto& p : kPlanted) {
+    SCOPED_TRACE(p.bug);
+    const Json* f = finding_for(findings, p);
+    ASSERT_NE(f, nullptr) << "no " << p.oracle << " finding for " << p.bug << "\n" << findings.dump(1).substr(0, 6000);
+    EXPECT_TRUE(f->value("reproduced", false)) << f->dump(1).substr(0, 3000);
+    const std::filesystem::path file = (*f)["reproducer"]["file"].get<std::string>();
+    std::cout << p.bug << ": [" << (*f)["oracle"].get<std::string>() << "] " << (*f)["signature"].get<std::string>() << " after "
+              << f->value("found_after_s", 0.0) << " s, " << (*f)["steps"].size() << " steps (of " << f->value("original_steps", 0)
+              << "), culprit " << f->value("culprit", Json::array()).dump() << "\n";
+    for (const std::string& bugs : {p.bug, std::string("none")}) {
+      const int expected = bugs == "none" ? 0 : 1;
+      const std::uint16_t rport = free_port();
+      std::unique_ptr<process::Monitor> sup;
+      std::string args;
+      if (monitored) {
+        args = "--target-command \"" + relay_command(rport, bugs) + "\"";
+      } else {
+        sup = supervised(rport, bugs, dir / ("replay-" + p.bug + "-" + bugs));
+        ASSERT_NE(sup, nullptr);
+      }
+      std::ofstream(replay_log, std::ios::app) << "\n== replay of " << file.string() << " on --bugs " << bugs << "\n";
+      const int got = rc(replay(file, rport, args, replay_log));
+      if (sup) sup->stop();
+      std::cout << "  replay on " << (bugs == "none" ? "the fixed relay" : "the relay with " + bugs) << ": exit " << got << "\n";
+      EXPECT_EQ(got, expected) << "replay of " << file << " on --bugs " << bugs << "\n" << read_text(replay_log);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(Agora, PeerCampaign, ::testing::Values("monitored", "supervised"),
+                         [](const auto& param_info) { return param_info.param; });
+
+// The fixed relay: a campaign of the same kind finds nothing.
+TEST(PeerCampaignFixed, FixedRelayHasNoFinding) {
+  const auto dir = test::scratch("peer-fixed");
+  const auto out = dir / "campaign";
+  const std::uint16_t port = free_port();
+  const int code = rc(campaign(out, port, "--duration 15 --target-command \"" + relay_command(port, "none") + "\""));
+  const std::string log = read_text(out.string() + ".log");
+  std::cout << log << "\n";
+  EXPECT_EQ(code, 0) << log;
+  const Json results = Json::parse(read_text(out / "results.json"));
+  EXPECT_TRUE(results["findings"].empty()) << results["findings"].dump(1).substr(0, 6000);
+  EXPECT_GT(results["fuzz"]["sessions"].get<int>(), 50) << "the campaign ran";
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ac::fuzz
