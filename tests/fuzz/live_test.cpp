@@ -120,7 +120,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Planted{Protocol::alp, "alp.planted.stale-route-after-reconnect", "isolation", 600, 12, 1},
                       Planted{Protocol::agora, "agora.planted.hang-on-double-end", "hang", 400, 5},
                       Planted{Protocol::agentprotocol, "agentprotocol.planted.leak-per-invalid-message", "memory", 600, 4},
-                      Planted{Protocol::agora, "agora.planted.deliver-to-wrong-agent-on-empty-chunk", "isolation", 800, 6},
+                      Planted{Protocol::agora, "agora.planted.deliver-to-wrong-agent-on-empty-chunk", "isolation", 800, 6, 1},
                       Planted{Protocol::chopsticks, "chopsticks.planted.accept-version-prefix", "protocol", 300, 3}),
     [](const auto& param_info) {
       std::string name = param_info.param.fault;

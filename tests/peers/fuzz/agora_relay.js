@@ -7,7 +7,8 @@
 // `from`. It answers what it cannot forward with a frame of its own shape,
 // {"type": "error", "error": "..."} (the spec defines none, and this relay claims none).
 // It keeps a journal file per open stream (its chunks, for inspection) and counts the bytes it
-// relayed per stream; GET /healthz answers 200, GET /metrics gives process_resident_memory_bytes.
+// relayed per stream; GET /healthz answers 200, GET /metrics gives process_resident_memory_bytes and
+// relay_live_bytes (memory still referenced after a full collection, when run with node --expose-gc).
 //
 // Planted bugs (--bugs a,b,... or all; none by default: the fixed relay):
 //   crash-deep       forwarded frames are serialized without a guard: a payload nested thousands
@@ -20,7 +21,7 @@
 //   leak-stream      a stream whose sender leaves before its end frame keeps its 1 MiB buffer for
 //                    ever (the fixed relay frees it)
 //
-// node agora_relay.js --port 7000 [--host 127.0.0.1] [--bugs all|none|LIST]
+// node --expose-gc agora_relay.js --port 7000 [--host 127.0.0.1] [--bugs all|none|LIST]
 'use strict';
 
 const fs = require('fs');
@@ -161,8 +162,14 @@ const server = http.createServer((req, res) => {
     return res.end('ok\n');
   }
   if (req.method === 'GET' && req.url === '/metrics') {
+    // relay_live_bytes: what is still referenced after a full collection (heap in use and buffers).
+    // The resident size of a garbage-collected runtime grows until the collector runs and is no
+    // measure of a leak; with node --expose-gc the relay collects before it counts.
+    if (typeof global.gc === 'function') global.gc();
+    const m = process.memoryUsage();
     res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-    return res.end(`# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes ${process.memoryUsage().rss}\n` +
+    return res.end(`# TYPE process_resident_memory_bytes gauge\nprocess_resident_memory_bytes ${m.rss}\n` +
+                   `# TYPE relay_live_bytes gauge\nrelay_live_bytes ${m.heapUsed + m.external}\n` +
                    `# TYPE agora_open_streams gauge\nagora_open_streams ${streams.size}\n`);
   }
   res.writeHead(404, { 'content-type': 'text/plain' });
