@@ -370,7 +370,7 @@ void add_fuzz(CLI::App& app, Context& ctx) {
       ->capture_default_str();
   cmd->add_option("--memory-limit", o->memory_limit_mib, "MiB of memory growth over the run that counts as unbounded (memory oracle)")
       ->capture_default_str();
-  cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct findings (default: run the budget)");
+  cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct reproduced findings (default: run the budget)");
   cmd->add_option("--families", o->families, "mutation families: field,structure,framing,timing,auth or all")->capture_default_str();
   cmd->add_option("--probe-timeout", o->probe_timeout_ms, "ms a live target has to answer a probe or ping")->capture_default_str();
   cmd->add_option("--report", o->report, "report formats written into --out (json,junit,html,md; none)")->capture_default_str();

@@ -417,7 +417,10 @@ class Campaign {
         (cut ? ", minimization cut at its time share" : "") + (f.file.empty() ? "" : ": " + f.file.string()));
     report_.findings.push_back(std::move(f));
     findings_count_ = report_.findings.size();
-    if (o_.max_findings > 0 && report_.findings.size() >= o_.max_findings) done_ = true;
+    // --max-findings counts reproduced findings: an incident no session reproduces alone (seen
+    // from outside, a restart racing a probe) must not end a campaign before it found its bug.
+    if (reproduced) ++reproduced_findings_;
+    if (o_.max_findings > 0 && reproduced_findings_ >= o_.max_findings) done_ = true;
   }
 
   // ---- memory
@@ -537,6 +540,7 @@ class Campaign {
   double minimize_seconds_ = 0;
   double found_at_ = 0;  // when the incident being handled was seen
   Json transcript_ = Json::array();
+  std::size_t reproduced_findings_ = 0;  // (under mu_)
   FuzzReport report_;
 
   // progress

@@ -74,7 +74,7 @@ struct FuzzOptions {
   int verify_runs = 2;                // final replays from a fresh target, each must trip
   Families families;
   Scope scope;                        // the roles and transports the target declares
-  std::size_t max_findings = 0;  // stop after this many distinct findings (0: run the whole budget)
+  std::size_t max_findings = 0;  // stop after this many distinct reproduced findings (0: run the whole budget)
   ExecOptions exec;
   std::chrono::milliseconds restart_timeout{30000};  // a target may take this long to be healthy again
   // Bounded memory (a target whose memory the fuzzer can read: a process it started, or a metrics

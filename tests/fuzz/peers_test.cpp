@@ -68,21 +68,25 @@ struct Planted {
   // A finding is this bug's when its signature (monitored crash) or its culprit's mutations
   // contain one of these.
   std::vector<std::string> marks;
+  // Under its own supervisor the relay's watchdog kills a hung relay before the fuzzer's ping
+  // deadline: seen from outside, connections cut, a crash. (The replays on the broken and the
+  // fixed relay still tell whether it is this bug.)
+  std::string supervised_oracle = oracle;
 };
 
 const std::vector<Planted> kPlanted = {
     {"crash-deep", "crash", "field", {"RangeError", "deep nesting"}},
     {"crash-nul", "crash", "field", {"null bytes", "ERR_INVALID_ARG_VALUE", "NUL in a string", "NUL in every string"}},
-    {"hang-double-end", "hang", "structure", {}},
+    {"hang-double-end", "hang", "structure", {}, "crash"},
     {"cross-stream-id", "isolation", "structure", {}},
     {"leak-stream", "memory", "timing", {}},
 };
 
 // The finding of a planted bug (a reproduced one first, when there are several).
-const Json* finding_for(const Json& findings, const Planted& p) {
+const Json* finding_for(const Json& findings, const Planted& p, const std::string& oracle) {
   const Json* found = nullptr;
   for (const auto& f : findings) {
-    if (f.value("oracle", "") != p.oracle) continue;
+    if (f.value("oracle", "") != p.oracle && f.value("oracle", "") != oracle) continue;
     std::string text = f.value("signature", "");
     for (const auto& c : f.value("culprit", Json::array())) text += "\n" + c.get<std::string>();
     bool mine = p.marks.empty();
@@ -138,7 +142,7 @@ TEST_P(PeerBug, FoundAndReplayed) {
   std::cout << p.bug << " (" << mode << "): campaign took " << took << " s, exit " << code << "\n" << log << "\n";
   ASSERT_EQ(code, 1) << log;
   const Json results = Json::parse(read_text(out / "results.json"));
-  const Json* f = finding_for(results["findings"], p);
+  const Json* f = finding_for(results["findings"], p, monitored ? p.oracle : p.supervised_oracle);
   ASSERT_NE(f, nullptr) << "no " << p.oracle << " finding for " << p.bug << "\n" << results["findings"].dump(1).substr(0, 6000);
   EXPECT_TRUE(f->value("reproduced", false)) << f->dump(1).substr(0, 3000);
   const std::filesystem::path file = (*f)["reproducer"]["file"].get<std::string>();
