@@ -24,7 +24,7 @@ Expected<std::vector<Suite>, std::string> load_suites(const std::filesystem::pat
        it.increment(ec)) {
     if (ec) break;
     const auto& p = it->path();
-    if (it->is_regular_file() && p.extension() == ".json" && p.filename() != "requirements.json") files.push_back(p);
+    if (it->is_regular_file() && p.extension() == ".json" && p.filename() != "requirements.json" && p.filename() != "target-settings.json") files.push_back(p);
   }
   if (ec) return unexpected("cannot list " + suites_dir.string() + ": " + ec.message());
   std::sort(files.begin(), files.end());
