@@ -369,7 +369,8 @@ def render_protocol(protocol, decl, cases, requirements):
         if "roles" in s:
             facts.append("roles " + ", ".join(f"`{r}`" for r in s["roles"]))
         if "feature" in s:
-            facts.append(f"feature `{s['feature']}`")
+            count = len(by_feature[s["feature"]])
+            facts.append(f"feature `{s['feature']}`, {count} case{'s' if count != 1 else ''}")
         line = f"- **`{n}`** ({'; '.join(facts)}). {s['description']}"
         if "embedded" in s:
             line += f" *Embedded lobby:* {s['embedded']}."

@@ -75,10 +75,12 @@ std::vector<std::string> undeclared_names(const Json& target, const Json& decl) 
   check_list("roles", "roles");
   check_list("transports", "transports");
   check_list("features", "features");
-  for (const auto& [name, value] : target.value("paths", Json::object()).items()) {
+  // (items() of a temporary would dangle: keep the members in locals.)
+  const Json target_paths = target.value("paths", Json::object()), target_settings = target.value("settings", Json::object());
+  for (const auto& [name, value] : target_paths.items()) {
     if (!decl.at("paths").contains(name)) problems.push_back("paths: \"" + name + "\" is not declared");
   }
-  for (const auto& [name, value] : target.value("settings", Json::object()).items()) {
+  for (const auto& [name, value] : target_settings.items()) {
     if (!decl.at("settings").contains(name)) {
       problems.push_back("settings: \"" + name + "\" is not declared");
     } else if (auto p = setting_problems(decl["settings"][name]["schema"], value); !p.empty()) {
@@ -151,12 +153,16 @@ TEST_P(Declaration, CrossReferencesResolve) {
     primaries += p.value("primary", false) ? 1 : 0;
     EXPECT_TRUE(transports.contains(p.at("transport").get<std::string>())) << "path " << name << ": transport not declared";
     for (const auto& r : p.value("roles", Json::array())) EXPECT_TRUE(roles.contains(r.get<std::string>())) << "path " << name << ": role " << r;
-    if (p.contains("feature")) EXPECT_TRUE(features.contains(p["feature"].get<std::string>())) << "path " << name << ": feature " << p["feature"];
+    if (p.contains("feature")) {
+      EXPECT_TRUE(features.contains(p["feature"].get<std::string>())) << "path " << name << ": feature " << p["feature"];
+    }
   }
   EXPECT_EQ(primaries, 1) << GetParam() << ": exactly one path is the primary one (the path of a ws:// --target)";
   for (const auto& [name, s] : settings.items()) {
     for (const auto& r : s.value("roles", Json::array())) EXPECT_TRUE(roles.contains(r.get<std::string>())) << "setting " << name << ": role " << r;
-    if (s.contains("feature")) EXPECT_TRUE(features.contains(s["feature"].get<std::string>())) << "setting " << name << ": feature " << s["feature"];
+    if (s.contains("feature")) {
+      EXPECT_TRUE(features.contains(s["feature"].get<std::string>())) << "setting " << name << ": feature " << s["feature"];
+    }
   }
   for (const auto& [name, f] : features.items()) {
     for (const auto& s : f.value("settings", Json::array())) EXPECT_TRUE(settings.contains(s.get<std::string>())) << "feature " << name << ": setting " << s;
@@ -194,7 +200,7 @@ TEST_P(Declaration, DeclaresEveryFeatureOfTheCatalogue) {
   for (const auto& [name, f] : decl["features"].items()) EXPECT_TRUE(gating.count(name)) << "feature " << name << " gates no requirement";
 }
 
-INSTANTIATE_TEST_SUITE_P(Protocols, Declaration, ::testing::ValuesIn(kProtocols), [](const auto& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Protocols, Declaration, ::testing::ValuesIn(kProtocols), [](const auto& param_info) { return param_info.param; });
 
 TEST(ExampleTargets, ValidAndUseOnlyDeclaredNames) {
   const auto* schema = store().find("target.schema.json");
@@ -213,11 +219,14 @@ TEST(ExampleTargets, ValidAndUseOnlyDeclaredNames) {
     for (const auto& p : undeclared_names(target, declaration(protocol))) ADD_FAILURE() << file << ": " << p;
     // A required setting is given, unless the setting names roles and the file plays none of them.
     const Json played = target.value("roles", Json::array());
-    for (const auto& [name, s] : declaration(protocol)["settings"].items()) {
+    const Json decl = declaration(protocol);
+    for (const auto& [name, s] : decl["settings"].items()) {
       if (!s.value("required", false)) continue;
       bool needed = !s.contains("roles") || !target.contains("roles");
       for (const auto& r : s.value("roles", Json::array())) needed = needed || std::count(played.begin(), played.end(), r) > 0;
-      if (needed) EXPECT_TRUE(target.value("settings", Json::object()).contains(name)) << file << ": required setting " << name;
+      if (needed) {
+        EXPECT_TRUE(target.value("settings", Json::object()).contains(name)) << file << ": required setting " << name;
+      }
     }
   }
   for (const auto& p : kProtocols) EXPECT_TRUE(covered.count(p)) << "no examples/targets/*.json for " << p;
