@@ -176,15 +176,13 @@ def main():
         ws.send_text(first.rstrip("\r\n"))
 
     def pump_stdin():
-        # stdin closed: the harness closed the agent's connection.
+        # Every line is one message, an empty line an empty message (cases send those too).
         for line in sys.stdin:
-            line = line.rstrip("\r\n")
-            if line:
-                try:
-                    ws.send_text(line)
-                except OSError:
-                    break
-        ws.close(1000)
+            try:
+                ws.send_text(line.rstrip("\r\n"))
+            except OSError:
+                break
+        ws.close(1000)  # stdin closed: the harness closed the agent's connection
 
     threading.Thread(target=pump_stdin, daemon=True).start()
     try:
