@@ -335,9 +335,9 @@ def render_protocol(protocol, decl, cases, requirements):
     out += [f"Declared in `suites/{protocol}/target-settings.json`. {len(server)} server cases"
             + (f" (and {clients} client cases for `agentconform serve`, which need no target.json)" if clients else "") + ".", ""]
 
-    out += ["#### Roles", "", "| role | cases | what it is |", "|---|---:|---|"]
+    out += ["#### Roles", "", "| role | cases | what it is |", "|---|---|---|"]
     for r, d in roles.items():
-        out.append(f"| `{r}` | {len(by_role[r])} | {d['description']} |")
+        out.append(f"| `{r}` | {cases_text(by_role[r])} | {d['description']} |")
     out.append("")
 
     out += ["#### Transports", "", "| transport | paths | what it is |", "|---|---|---|"]
