@@ -133,7 +133,8 @@ int run(RunCli& o) {
   for (const auto& [p, t] : targets->targets) {
     for (const auto& w : t.warnings) std::cout << style.paint("warning:", "33") << " " << reports::terminal_safe(w) << "\n";
     if (!targets->embedded()) {
-      for (const auto& [name, url] : t.describe()["endpoints"].items()) {
+      const nlohmann::json endpoints = t.describe()["endpoints"];  // items() of a temporary would dangle
+      for (const auto& [name, url] : endpoints.items()) {
         std::cout << "  " << name << ": " << reports::terminal_safe(url.get<std::string>()) << "\n";
       }
     }

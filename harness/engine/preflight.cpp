@@ -57,7 +57,7 @@ std::vector<PreflightCheck> check_reachable(const TargetConfig& t, net::Runtime&
   call.url = t.http_base + "/";
   call.timeout = o.timeout;
   call.tls = t.tls;
-  call.max_response_bytes = 64 * 1024;
+  call.max_response_bytes = 16u << 20;  // only the status matters, but a large page is still an answer
   auto r = net::http_request(runtime, call);
   const std::string where = authority_of(t.http_base);
   if (r || r.error().kind == net::ClientError::Kind::refused) {
@@ -154,7 +154,7 @@ PreflightCheck check_entry_point(const TargetConfig& t, const PathDecl& p, net::
   call.url = t.http_base + path;
   call.timeout = o.timeout;
   call.tls = t.tls;
-  call.max_response_bytes = 64 * 1024;
+  call.max_response_bytes = 16u << 20;  // a directory listing may be large; only the status matters
   if (call.method == "POST" || call.method == "PUT") {
     call.body = "{}";
     call.headers.emplace("Content-Type", "application/json");

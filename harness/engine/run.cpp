@@ -58,7 +58,7 @@ bool answers(const TargetConfig& t, net::Runtime& runtime) {
   call.url = t.http_base + "/";
   call.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(2000 * t.timeout_scale));
   call.tls = t.tls;
-  call.max_response_bytes = 64 * 1024;
+  call.max_response_bytes = 16u << 20;  // only the status matters, but a large page is still an answer
   auto r = net::http_request(runtime, call);
   return r || r.error().kind == net::ClientError::Kind::refused || r.error().kind == net::ClientError::Kind::tls;
 }
@@ -111,11 +111,25 @@ Expected<Plan, std::string> make_plan(const Loaded& loaded, const RunOptions& o)
   // Each pattern must select a case on its own, or a typo hides behind another pattern's matches.
   for (const auto& g : o.case_globs) {
     if (std::none_of(plan.cases.begin(), plan.cases.end(), [&](const Case* c) { return glob(g, c->id); })) {
+      // The nearest id of the protocols selected, for a typo; the id prefixes otherwise.
       std::vector<std::string> ids;
+      std::set<std::string> prefixes;
       for (const auto& s : loaded.suites) {
-        for (const auto& c : s.cases) ids.push_back(c.id);
+        if (!o.protocols.empty() && !contains(o.protocols, s.protocol)) continue;
+        for (const auto& c : s.cases) {
+          ids.push_back(c.id);
+          prefixes.insert(c.id.substr(0, c.id.rfind('-') + 1) + "*");
+        }
       }
-      return unexpected("--case '" + g + "' matches no case of the selection" + did_you_mean(g, ids));
+      const std::string near = nearest_name(g, ids);
+      std::string hint = near.empty() ? "" : " (did you mean '" + near + "'?)";
+      if (hint.empty()) {
+        hint = " (case ids look like";
+        std::size_t n = 0;
+        for (const auto& p : prefixes) hint += (n++ == 0 ? " " : ", ") + p;
+        hint += "; `agentconform run --list` lists them)";
+      }
+      return unexpected("--case '" + g + "' matches no case of the selection" + hint);
     }
   }
   for (const auto& s : o.suites) {

@@ -106,6 +106,9 @@ ClientError error_from(const error_code& ec, const std::string& what, bool conne
     return {ClientError::Kind::tls, what + ": " + ec.message()};
   }
   if (connecting) return {ClientError::Kind::unreachable, what + ": " + ec.message()};
+  if (ec.category() == http::make_error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream) {
+    return {ClientError::Kind::protocol, what + ": the answer is not acceptable HTTP (" + ec.message() + ")"};
+  }
   return {ClientError::Kind::protocol, what + ": the target closed the connection (" + ec.message() + ")"};
 }
 

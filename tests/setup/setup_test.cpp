@@ -56,6 +56,15 @@ std::size_t verdicts(const Json& doc, const std::string& verdict) {
   return n;
 }
 
+// Waits (bounded) until a running CLI has printed a verdict line: cases are running.
+bool wait_for_cases(const Running& r) {
+  for (int i = 0; i < 600; ++i) {
+    if (slurp(r.out_path).find("PASS ") != std::string::npos) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return false;
+}
+
 // A web server that is not a lobby: it answers every path with a page.
 class NotALobby final : public net::HttpHandler {
  public:
@@ -159,7 +168,7 @@ TEST(Setup, EveryCaseNotApplicableIsNoPass) {
   TempDir dir;
   auto lobby = start_lobby();
   const auto cfg = config(dir, "target.json", {{"features", Json::array()}});
-  const Process p = cli({"run", "--protocol", "agora", "--target", lobby->ws_url() + "/agora/ws", "--config", cfg, "--case", "AG-STR-0*",
+  const Process p = cli({"run", "--protocol", "agora", "--target", lobby->ws_url() + "/agora/ws", "--config", cfg, "--suite", "streaming",
                          "--report-dir", (dir / "r").string()},
                         dir);
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
@@ -211,7 +220,7 @@ TEST(Setup, TooLittleMustCoverageFailsTheGate) {
 TEST(Setup, InterruptWritesTheReportsOfWhatRan) {
   TempDir dir;
   auto running = spawn({AC_CLI, "run", "--protocol", "chopsticks", "--jobs", "1", "--report-dir", (dir / "r").string()}, dir.path());
-  std::this_thread::sleep_for(3s);
+  ASSERT_TRUE(wait_for_cases(running));
   ::kill(running.pid, SIGINT);
   const auto sent = std::chrono::steady_clock::now();
   const Process p = finish(running);
@@ -230,7 +239,7 @@ TEST(Setup, TargetThatDiesMidRunGivesErrorsNotFails) {
   auto running = spawn({AC_CLI, "run", "--protocol", "chopsticks", "--target", lobby->ws_url() + "/chopsticks/ws", "--jobs", "1",
                         "--report-dir", (dir / "r").string()},
                        dir.path());
-  std::this_thread::sleep_for(3s);
+  ASSERT_TRUE(wait_for_cases(running));
   lobby->stop();
   const Process p = finish(running);
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;

@@ -202,6 +202,10 @@ class AlpDriver final : public Driver {
                  ") and opened its WebSocket (" + env.target.path("connect") + ")";
     } else if (c.outcome == ConnectResult::Outcome::refused && c.request.starts_with("POST")) {
       r.check = c.status == 401 || c.status == 403 ? "credentials" : "registration";
+      if (c.status == 401 || c.status == 403) {
+        r.detail = "settings.api_key was refused: " + c.request + " answered HTTP " + std::to_string(c.status) +
+                   (c.body.empty() ? "" : ": " + c.body.substr(0, 200));
+      }
       r.fix = c.status == 401 || c.status == 403
                   ? "set settings.api_key in target.json to an API key the lobby accepts (it is sent as the body member api_key; "
                     "set settings.api_key_location to header or both if the lobby reads the X-API-Key header)"
