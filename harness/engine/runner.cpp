@@ -683,6 +683,9 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   const ms case_timeout = kase.timeout.count() > 0 ? kase.timeout : options.case_timeout;
   const auto deadline = started + ms(static_cast<std::int64_t>(static_cast<double>(case_timeout.count()) * options.timeout_scale *
                                                                target.timeout_scale));
+  // ${path.<name>}: every entry point of the target, so a case names the registration path as
+  // the target declares it rather than the spec's example.
+  for (const auto& [name, value] : target.paths) vars.set("path." + name, value);
   for (const auto& [name, props] : kase.agents.items()) {
     AgentSession a;
     a.name = name;

@@ -197,7 +197,6 @@ class A2acpDriver final : public Driver {
     env.vars.set("broker.agent", broker(t));
     env.vars.set("api_key", t.setting("api_key"));
     env.vars.set("protocol_version", t.setting("protocol_version", "1.0"));
-    env.vars.set("path.token", t.path("token"));
     for (const auto& [name, v] : variable_defaults()) env.vars.set(name, variable(t, name));
     if (!t.setting("api_key").empty()) env.transcript.redact(t.setting("api_key"), "api-key");
     const std::string steps = env.kase.steps.dump();
