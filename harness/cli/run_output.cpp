@@ -89,7 +89,11 @@ void RunPrinter::on_case(const engine::CaseResult& r, std::size_t done, std::siz
     return;
   }
   out_ << style_.verdict(v, 15) << pad(r.id, 18) << " " << shown(r.title, 120) << "\n";
-  if (!detail) return;
+  // Each line reaches a pipe or a CI log as the case ends, not when a buffer fills.
+  if (!detail) {
+    out_.flush();
+    return;
+  }
   if (r.failed_step) {
     const auto& f = *r.failed_step;
     const std::string first = f.message.substr(0, f.message.find('\n'));
@@ -107,6 +111,7 @@ void RunPrinter::on_case(const engine::CaseResult& r, std::size_t done, std::siz
   } else {
     out_ << indent << shown(r.reason, 220) << "\n";
   }
+  out_.flush();
 }
 
 void RunPrinter::finish_progress() {

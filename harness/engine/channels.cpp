@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/json/strict_reader.hpp"
+
 extern char** environ;
 
 namespace ac::engine {
@@ -120,6 +122,7 @@ class ExecChannel final : public Channel {
   }
 
   std::optional<Incoming> next(std::chrono::milliseconds timeout) override {
+    if (closed_) return closed_;  // an adapter's close stays reported
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
@@ -127,6 +130,11 @@ class ExecChannel final : public Channel {
         buffer_.erase(0, nl + 1);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
+        if (auto close = close_line(line)) {
+          t_.add(name_, "in", "close", close->close_reason, close->close_code);
+          closed_ = std::move(close);
+          return closed_;
+        }
         t_.add(name_, "in", "text", line);
         return Incoming{ws::Event::Kind::text, std::move(line)};
       }
@@ -176,6 +184,20 @@ class ExecChannel final : public Channel {
   bool is_open() const override { return !eof_; }
 
  private:
+  // An adapter bridging a WebSocket reports how the target closed it with one line
+  // {"agentconform": {"close": 1008, "reason": "..."}} (docs/targets.md, exec: targets).
+  static std::optional<Incoming> close_line(const std::string& line) {
+    if (line.rfind("{\"agentconform\"", 0) != 0) return std::nullopt;
+    auto j = json::parse_strict(line);
+    if (!j || !j->is_object() || j->size() != 1) return std::nullopt;
+    const nlohmann::json& c = (*j)["agentconform"];
+    if (!c.is_object() || !c.contains("close") || !c["close"].is_number_integer()) return std::nullopt;
+    const auto code = c["close"].get<std::int64_t>();
+    if (code < 1000 || code > 4999) return std::nullopt;
+    return Incoming{ws::Event::Kind::close, "", static_cast<std::uint16_t>(code),
+                    c.value("reason", nlohmann::json("")).is_string() ? c.value("reason", std::string()) : std::string(), false, true};
+  }
+
   // Stderr in lines, into the transcript; past kMaxStderr bytes only a note that more came.
   void read_stderr() {
     char buf[8192];
@@ -236,6 +258,7 @@ class ExecChannel final : public Channel {
   std::string name_;
   std::size_t max_line_;
   std::string buffer_, err_buffer_;
+  std::optional<Incoming> closed_;
   std::size_t stderr_seen_ = 0;
   bool stderr_cut_ = false;
   bool eof_ = false, reported_eof_ = false;

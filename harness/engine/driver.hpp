@@ -86,8 +86,9 @@ class Driver {
   // Endpoint name that the path of a ws:// --target designates (e.g. "connect", "ws").
   virtual std::string primary_path() const = 0;
   // Adapts a target after its declared defaults and target.json applied, where the adaptation
-  // is logic rather than data (e.g. AgentProtocol: an http:// target speaks HTTP POST).
-  virtual void defaults(TargetConfig& target) const = 0;
+  // is logic rather than data (e.g. AgentProtocol: an http:// target speaks HTTP POST). Paths and
+  // settings defaults are data: suites/<protocol>/target-settings.json.
+  virtual void defaults(TargetConfig& target) const { (void)target; }
 
   // The transports a case needs against this target: the transport of each connect step (the
   // step's "transport", else the driver's choice for the target) and "http" for http steps.

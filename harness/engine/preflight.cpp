@@ -107,6 +107,7 @@ std::vector<PreflightCheck> check_reachable(const TargetConfig& t, net::Runtime&
 
 bool needed(const TargetConfig& t, const PathDecl& p) {
   if (!t.offers(p.transport)) return false;
+  if (!p.when_setting.empty() && !t.settings.value(p.when_setting, false)) return false;
   if (!p.feature.empty() && !t.claims(p.feature)) return false;
   if (!p.roles.empty() && std::none_of(p.roles.begin(), p.roles.end(), [&](const auto& r) { return t.plays(r); })) return false;
   return true;

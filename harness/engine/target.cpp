@@ -1,5 +1,7 @@
 #include "harness/engine/target.hpp"
 
+#include "harness/engine/driver.hpp"
+
 #include "harness/json/strict_reader.hpp"
 #include "harness/schema/schema_store.hpp"
 #include "harness/util/data_dir.hpp"
@@ -132,6 +134,7 @@ Json TargetConfig::describe() const {
     for (const auto& [name, p] : declaration->paths) {
       auto it = paths.find(name);
       if (it == paths.end() || (!p.feature.empty() && !claims(p.feature)) || !offers(p.transport)) continue;
+      if (!p.when_setting.empty() && !settings.value(p.when_setting, false)) continue;
       if (!p.roles.empty() && std::none_of(p.roles.begin(), p.roles.end(), [&](const auto& r) { return plays(r); })) continue;
       endpoints[name] = (p.transport == "ws" ? ws_base : http_base) + it->second;
     }
@@ -229,6 +232,7 @@ Expected<TargetConfig, std::string> target_from_document(const TargetDeclaration
     }
   }
   if (!missing.empty()) return unexpected(source + ":" + bullet_list(missing));
+  if (auto id = proto::parse_protocol(t.protocol)) driver_for(*id).defaults(t);  // adaptations that are logic, not data
   return t;
 }
 

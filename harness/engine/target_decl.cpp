@@ -45,6 +45,7 @@ Expected<TargetDeclaration, std::string> parse_declaration(const Json& d, const 
     p.method = v.value("method", std::string(p.transport == "http" ? "GET" : ""));
     p.roles = strings(v, "roles");
     p.feature = v.value("feature", std::string());
+    p.when_setting = v.value("when_setting", std::string());
     p.primary = v.value("primary", false);
     p.description = v.at("description").get<std::string>();
     primaries += p.primary ? 1 : 0;
@@ -90,6 +91,9 @@ Expected<TargetDeclaration, std::string> parse_declaration(const Json& d, const 
   }
   for (const auto& [name, p] : decl.paths) {
     if (!p.feature.empty() && !decl.features.count(p.feature)) return unexpected(file + ": paths." + name + ": undeclared feature " + p.feature);
+    if (!p.when_setting.empty() && !decl.settings.count(p.when_setting)) {
+      return unexpected(file + ": paths." + name + ": undeclared setting " + p.when_setting);
+    }
     for (const auto& r : p.roles) {
       if (!decl.roles.count(r)) return unexpected(file + ": paths." + name + ": undeclared role " + r);
     }

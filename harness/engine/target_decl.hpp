@@ -32,6 +32,7 @@ struct PathDecl {
   std::string method;     // http paths: the method the harness uses
   std::vector<std::string> roles;  // empty: every role
   std::string feature;             // "": every target
+  std::string when_setting;        // "": always; else only when that boolean setting is true
   bool primary = false;
   std::string description;
 };

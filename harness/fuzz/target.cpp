@@ -47,7 +47,6 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   out.runtime = std::make_unique<net::Runtime>(2);
   out.view.runtime = out.runtime.get();
   out.view.probe_timeout = r.probe_timeout;
-  const auto& driver = engine::driver_for(protocol_id(r.protocol));
   engine::TargetConfig& t = out.view.config;
   const std::string protocol(protocol_name(r.protocol));
   std::string error;
@@ -59,7 +58,6 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
     if (!resolved) return unexpected(TargetError{2, resolved.error()});
     t = std::move(*resolved);
     if (t.kind != "remote") return unexpected(TargetError{2, "the fuzzer speaks to network targets (http://, https://, ws://, wss://)"});
-    driver.defaults(t);
     out.description = {{"kind", "remote"}, {"url", r.url}};
     return out;
   }
@@ -76,7 +74,6 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   auto described = embedded::target_for(*decls, protocol, o.config, out.process->http_url(), out.process->ws_url());
   if (!described) return unexpected(TargetError{3, described.error()});
   t = std::move(*described);
-  driver.defaults(t);
   t.settings["health_path"] = "/healthz";
   out.description = {{"kind", "embedded"}, {"url", t.http_base}, {"faults", r.faults}};
   return out;

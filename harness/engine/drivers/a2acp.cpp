@@ -105,25 +105,12 @@ constexpr const char* kWrongKey = "agentconform-not-the-auth-service-key-0123456
 
 std::int64_t now_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-// Case variables: name, default (a setting named like the variable with '_' for '.' wins).
-const std::vector<std::pair<std::string, Json>>& variable_defaults() {
-  static const std::vector<std::pair<std::string, Json>> v = {
-      {"intent", "provision_test_dataset"},
-      {"intent.caps", Json::array({"read:datasets"})},
-      {"input.valid", {{"test_scenario_id", "scenario-123"}, {"dataset_type", "patient_demographics"}, {"record_count", 1000}}},
-      {"input.invalid", {{"test_scenario_id", 123}, {"record_count", "many"}}},
-      {"input.incompatible_schema",
-       {{"type", "object"},
-        {"required", {"scenario_id", "type"}},
-        {"properties", {{"scenario_id", {{"type", "string"}}}, {"type", {{"type", "string"}}}}}}},
-      {"output.valid", {{"dataset_id", "dataset-abc"}, {"record_count", 1000}}},
-      {"output.invalid", {{"record_count", "many"}}},
-      {"pii.intent", "provision_patient_records"},
-      {"pii.caps", Json::array({"read:patients"})},
-      {"pii.input", {{"cohort_id", "cohort-42"}}},
-      {"open.intent", "echo"},
-      {"quick.intent", "echo_quick"},
-  };
+// Case variables taken from the settings of the same name with '_' for '.' (their defaults are
+// declared in suites/a2acp/target-settings.json).
+const std::vector<std::string>& setting_variables() {
+  static const std::vector<std::string> v = {"intent", "intent.caps", "input.valid", "input.invalid", "input.incompatible_schema",
+                                             "output.valid", "output.invalid", "pii.intent", "pii.caps", "pii.input",
+                                             "open.intent", "quick.intent"};
   return v;
 }
 
@@ -135,9 +122,6 @@ std::string setting_key(std::string name) {
 Json variable(const TargetConfig& t, const std::string& name) {
   const std::string key = setting_key(name);
   if (auto it = t.settings.find(key); it != t.settings.end()) return *it;
-  for (const auto& [n, v] : variable_defaults()) {
-    if (n == name) return v;
-  }
   return nullptr;
 }
 
@@ -166,15 +150,6 @@ class A2acpDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::a2acp; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/a2acp/ws");
-    t.paths.emplace("token", "/auth/token");
-    t.paths.emplace("agents", "/a2acp/agents");
-    if (!t.settings.contains("target_agents")) {
-      t.settings["target_agents"] = {{"dataset", {"dataset-provisioning-agent"}}, {"remote", Json::array()}, {"denied", Json::array()}};
-    }
-  }
-
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     const TargetConfig& t = env.target;
     std::string domain = t.setting("agent_domain", "a_domain");
@@ -197,7 +172,7 @@ class A2acpDriver final : public Driver {
     env.vars.set("broker.agent", broker(t));
     env.vars.set("api_key", t.setting("api_key"));
     env.vars.set("protocol_version", t.setting("protocol_version", "1.0"));
-    for (const auto& [name, v] : variable_defaults()) env.vars.set(name, variable(t, name));
+    for (const auto& name : setting_variables()) env.vars.set(name, variable(t, name));
     if (!t.setting("api_key").empty()) env.transcript.redact(t.setting("api_key"), "api-key");
     const std::string steps = env.kase.steps.dump();
     for (const auto& [name, size] : {std::pair<const char*, std::size_t>{"size.near_limit", 890000},

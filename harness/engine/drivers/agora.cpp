@@ -91,12 +91,6 @@ class AgoraDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::agora; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/agora/ws");
-    if (!t.settings.contains("binding")) t.settings["binding"] = "query";
-    if (!t.settings.contains("query_parameter")) t.settings["query_parameter"] = "agent_id";
-  }
-
   std::vector<std::string> hub_ws_paths() const override { return {"/agora/ws"}; }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {

@@ -155,22 +155,6 @@ class AlpDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::alp; }
   std::string primary_path() const override { return "connect"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("connect", "/ws/connect");
-    t.paths.emplace("register", "/api/v1/register");
-    t.paths.emplace("broadcast", "/api/v1/admin/broadcast");
-    t.paths.emplace("agents", "/api/v1/agents");
-    auto def = [&](const char* key, Json value) {
-      if (!t.settings.contains(key)) t.settings[key] = std::move(value);
-    };
-    def("protocol_version", "0.2.0");
-    def("api_key_location", "body");
-    def("agent_type", "agentconform-mock");
-    def("roles_member", "roles");
-    def("connect_sync", "ping");
-    def("max_message_bytes", 1024 * 1024);
-  }
-
   std::vector<std::string> hub_ws_paths() const override { return {"/ws/connect"}; }
   std::vector<std::string> hub_http_paths() const override { return {"/api/v1/register"}; }
 

@@ -20,13 +20,6 @@ class ChopsticksDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::chopsticks; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/chopsticks/ws");
-    t.paths.emplace("agents", "/chopsticks/agents");
-    t.paths.emplace("request", "/chopsticks/request");
-    if (!t.settings.contains("protocol_version")) t.settings["protocol_version"] = "1.0.0";
-  }
-
   std::vector<std::string> hub_ws_paths() const override { return {"/chopsticks/ws"}; }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
