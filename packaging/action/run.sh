@@ -38,6 +38,7 @@ update=${INPUT_UPDATE_BASELINE:-false}
 case "$update" in true|false) ;; *) usage_error "input update-baseline must be 'true' or 'false' (got '$update')" ;; esac
 if [ -n "${INPUT_BASELINE:-}" ]; then
   if [ "$update" = true ]; then
+    mkdir -p "$(dirname "$INPUT_BASELINE")"  # agentconform writes the file, not its directory
     args+=(--baseline "$INPUT_BASELINE" --update-baseline)
   elif [ -f "$INPUT_BASELINE" ]; then
     args+=(--baseline "$INPUT_BASELINE")

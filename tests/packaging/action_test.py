@@ -223,7 +223,7 @@ class ActionRuns(unittest.TestCase):
         self.assertEqual(rc, expected, outcome.log)
 
     def test_first_run_without_baseline_passes_and_publishes(self):
-        r, o = self.action(protocol="chopsticks", args="--case CHOP-VER-00* --jobs 2", baseline=".agentconform/baseline.json")
+        r, o = self.action(protocol="chopsticks", args="--case CHOP-VER-001 --case CHOP-VER-002 --jobs 2", baseline=".agentconform/baseline.json")
         self.assertEqual(o.outputs["run"]["exit-code"], "0", o.log)
         self.assert_gate(o, 0)
         self.assertFalse(o.failed, o.log)
@@ -247,7 +247,7 @@ class ActionRuns(unittest.TestCase):
         self.assertIn("agentconform run --report junit,json,html,md --report-dir agentconform-report --protocol chopsticks", o.log)
 
     def test_lobby_fault_fails_the_job_with_exit_1_after_publishing(self):
-        r, o = self.action(protocol="chopsticks", args="--case CHOP-VER-00* --jobs 2 --lobby-fault chopsticks.version.accept-missing")
+        r, o = self.action(protocol="chopsticks", args="--case CHOP-VER-001 --case CHOP-VER-002 --jobs 2 --lobby-fault chopsticks.version.accept-missing")
         self.assertEqual(o.outputs["run"]["exit-code"], "1", o.log)
         self.assertEqual(o.code("Conformance run"), ("ran", 0))  # the run step records, the gate fails
         self.assert_gate(o, 1)
@@ -257,7 +257,7 @@ class ActionRuns(unittest.TestCase):
         self.assertEqual(len([u for u, _ in o.uses if u.startswith("actions/upload-artifact@")]), 1)
 
     def test_update_baseline_creates_it_then_a_run_against_it_passes(self):
-        fault = "--case CHOP-VER-00* --jobs 2 --lobby-fault chopsticks.version.accept-missing"
+        fault = "--case CHOP-VER-001 --case CHOP-VER-002 --jobs 2 --lobby-fault chopsticks.version.accept-missing"
         r, o = self.action(protocol="chopsticks", args=fault, baseline="conformance/baseline.json", update_baseline="true")
         self.assert_gate(o, 0)
         written = os.path.join(r.workspace, "conformance/baseline.json")

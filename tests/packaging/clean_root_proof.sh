@@ -65,7 +65,7 @@ step "apt-get install ./$(basename "$deb") (dependencies from the mirror)"
 cp "$deb" "$root/tmp/"
 in_root apt-get update -qq
 in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "/tmp/$(basename "$deb")" |
-  grep -E '^(The following NEW|  |Setting up|[0-9]+ upgraded)' || true
+  grep -E '^(The following|  |Setting up|[0-9]+ upgraded)' || true
 in_root dpkg-query -W -f 'installed: ${Package} ${Version}\nDepends: ${Depends}\n' agentconform
 
 step "agentconform --version"
