@@ -22,6 +22,7 @@ report_dir=${INPUT_REPORT_DIR:-agentconform-report}
 output report-dir "$report_dir"
 set -f  # list inputs are split on separators, never globbed (case globs reach agentconform as typed)
 
+# shellcheck disable=SC2054  # the commas belong to the --report value
 args=(run --report junit,json,html,md --report-dir "$report_dir")
 IFS=', ' read -ra protocols <<< "${INPUT_PROTOCOL:-}"
 [ ${#protocols[@]} -gt 0 ] || usage_error "input protocol is required (alp, agora, agentprotocol, a2acp or chopsticks)"
