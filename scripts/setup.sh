@@ -13,6 +13,8 @@ packages=(
   libcli11-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev
   libre2-dev libxml2-utils zip chromium
+  # the independent test peers (tests/peers/): HTTP + WebSocket server, Ed25519
+  python3-aiohttp python3-cryptography
 )
 
 # valijson is header-only, but Debian's libvalijson-dev depends on Qt5, Poco, yaml-cpp, ...
