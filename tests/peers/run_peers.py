@@ -15,6 +15,7 @@ Exit: 0 all verdicts as expected; 1 a mismatch; 77 skipped (Python modules missi
 """
 
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -147,6 +148,9 @@ def main():
     ap.add_argument("--cli", required=True, help="the agentconform binary")
     ap.add_argument("--protocol", action="append", help="only these protocols (repeatable)")
     ap.add_argument("--work", help="keep logs, target files and results here (default: a temporary directory)")
+    ap.add_argument("--peer-arg", action="append", default=[], metavar="PROTOCOL:ARG",
+                    help="append ARG to that peer's arguments (e.g. alp:--quirk alp:malformed-silent), to check that the test notices a changed peer")
+    ap.add_argument("--parallel", type=int, default=2, help="protocols run at once (default 2)")
     ap.add_argument("--all-cases", action="store_true", help="run every case of the protocol, not only those in expected.json (audit; unexpected cases are listed, not failed)")
     args = ap.parse_args()
     missing = modules_missing()
@@ -155,14 +159,25 @@ def main():
         return SKIP
     cfgs = load(os.path.join(HERE, "peers.json"))
     protocols = args.protocol or [p for p in cfgs if not p.startswith("$")]
+    for extra in args.peer_arg:
+        p, _, arg = extra.partition(":")
+        if p not in cfgs or p.startswith("$"):
+            ap.error(f"--peer-arg {extra}: unknown protocol {p!r}")
+        cfgs[p] = dict(cfgs[p], args=cfgs[p].get("args", []) + [arg])
     work = args.work or tempfile.mkdtemp(prefix="ac-peers-")
     os.makedirs(work, exist_ok=True)
-    failed = 0
-    for p in protocols:
+    def one(p):
         try:
-            lines = run_protocol(p, cfgs[p], args.cli, work, args.all_cases)
+            return run_protocol(p, cfgs[p], args.cli, work, args.all_cases)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
-            lines = [(False, f"{p}: {e}")]
+            return [(False, f"{p}: {e}")]
+
+    # Two protocols at a time: a run spends most of its time waiting for answers (and for the
+    # silences its cases expect), so two of them share the machine's two cores well.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
+        outcomes = list(pool.map(one, protocols))
+    failed = 0
+    for lines in outcomes:
         for ok, line in lines:
             print(("   " if ok else "!! ") + line, flush=True)
             failed += not ok

@@ -460,6 +460,11 @@ class Service:
             if errs:
                 code = "SCHEMA_MISMATCH" if "payload-schema-mismatch" in self.q else "CONTRACT_VIOLATION"
                 raise Refusal(code, "payload does not match the contract: " + "; ".join(errs[:3]))
+        now = time.monotonic()  # Rate Limits: per collaboration, 100 messages/minute
+        w = self.windows.setdefault(("collaboration", contract["collaboration_id"]), [])
+        w[:] = [t for t in w if now - t < 60] + [now]
+        if len(w) > self.args.collaboration_rate_limit:
+            raise Refusal("RATE_LIMIT_EXCEEDED", f"more than {self.args.collaboration_rate_limit} messages per minute in this collaboration")
         target_ws = self.conns.get(dst)
         if target_ws is None:
             raise Refusal("TIMEOUT", f"{dst} is not connected")
@@ -490,14 +495,17 @@ def main():
                             "\n".join(f"  {k}: {v}" for k, v in QUIRKS.items()))
     p.add_argument("--role", choices=["both", "auth", "broker"], default="both", help="partial roles: the auth service alone (POST /auth/token) or the broker alone (WebSocket; tokens from an auth service sharing --jwt-secret)")
     p.add_argument("--api-key", default="peer-api-key", help="the key the auth service requires as body member api_key (misconfiguration: differ from target.json)")
-    p.add_argument("--jwt-secret", default="peer-jwt-secret", help="the HS256 key shared by auth service and broker")
+    p.add_argument("--jwt-secret", default="peer-jwt-secret-for-tests-only-0123456789", help="the HS256 key shared by auth service and broker (RFC 7518 §3.2: at least 32 bytes)")
     p.add_argument("--directory", default=os.path.join(here, "directory.json"))
     p.add_argument("--max-ttl", type=int, default=86400)
     p.add_argument("--handshake-timeout-ms", type=int, default=5000, help="Timeout Values: handshake 5 s")
     p.add_argument("--routing-timeout-ms", type=int, default=30000, help="Timeout Values: routing 30 s (default; per intent in directory.json)")
     p.add_argument("--rate-limit", type=int, default=1000, help="messages per minute per agent (Rate Limits)")
+    p.add_argument("--collaboration-rate-limit", type=int, default=100, help="messages per minute per collaboration (Rate Limits)")
     p.add_argument("--quirk", action="append", default=[], choices=sorted(QUIRKS), help="switch to an alternative reading (repeatable)")
     args = p.parse_args()
+    if len(args.jwt_secret.encode()) < 32:
+        p.error("--jwt-secret: an HS256 key must be at least 32 bytes (RFC 7518 §3.2)")
     svc = Service(args)
     app = web.Application(client_max_size=2 * MAX_MESSAGE)
     if args.role in ("both", "auth"):

@@ -16,6 +16,7 @@ import base64
 import binascii
 import json
 import os
+import re
 import sys
 import time
 import uuid
@@ -27,6 +28,7 @@ from cryptography.exceptions import InvalidSignature  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey  # noqa: E402
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat  # noqa: E402
 
+CAPABILITY_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s:][^\s]*\Z")
 TYPES = {"hello", "request", "response", "notify", "error"}
 ACTIONS = {"echo": "peer:echo", "sleep": "peer:sleep", "fail": "peer:fail"}
 
@@ -99,13 +101,15 @@ class Peer:
             return "from.agentId (string) is required"
         if "name" in f and not isinstance(f["name"], str):
             return "from.name must be a string"
-        if "capabilities" in f and not (isinstance(f["capabilities"], list) and all(isinstance(c, str) for c in f["capabilities"])):
-            return "from.capabilities must be an array of capability URIs"
+        # Design Principles 4 ("Minimal - Only required fields"): every field of the Base Message is
+        # required except the one marked optional (from.name) and the signature (a SHOULD).
+        if not (isinstance(f.get("capabilities"), list) and all(isinstance(c, str) and CAPABILITY_URI.match(c) for c in f["capabilities"])):
+            return "from.capabilities must be an array of capability URIs (scheme:name)"
         t = m.get("to")
-        if not isinstance(t, dict) or not (isinstance(t.get("agentId"), str) or t.get("broadcast") is True):
+        if not isinstance(t, dict) or not isinstance(t.get("broadcast"), bool):
+            return "to.broadcast (boolean) is required"
+        if not (isinstance(t.get("agentId"), str) or t["broadcast"]):
             return "to.agentId (string) is required unless to.broadcast is true"
-        if "broadcast" in t and not isinstance(t["broadcast"], bool):
-            return "to.broadcast must be a boolean"
         if m.get("type") not in TYPES:
             return f"type must be one of {sorted(TYPES)}"
         if not isinstance(m.get("payload"), dict):
@@ -170,8 +174,10 @@ class Peer:
     async def dispatch(self, m):
         sender, p = m["from"]["agentId"], m["payload"]
         if m["type"] == "hello":
-            if p.get("version", "0.1") != "0.1":
-                raise Refusal("INVALID_MESSAGE", f"this peer speaks version 0.1, not {p.get('version')}")
+            if not isinstance(p.get("version"), str):
+                raise Refusal("INVALID_MESSAGE", "a hello carries payload.version (Hello Message)")
+            if p["version"] != "0.1":
+                raise Refusal("INVALID_MESSAGE", f"this peer speaks version 0.1, not {p['version']}")
             return self.message(sender, "hello", {"version": "0.1", "features": ["signed-messages"]})
         if m["type"] != "request":
             return None  # response, notify, error: nothing to answer
@@ -179,6 +185,8 @@ class Peer:
         if not isinstance(corr, str) or not isinstance(p.get("action"), str):
             raise Refusal("INVALID_MESSAGE", "a request needs payload.action and payload.correlationId (strings)", corr if isinstance(corr, str) else None)
         action, params = p["action"], p.get("params", {})
+        if not isinstance(params, dict):
+            raise Refusal("INVALID_MESSAGE", "payload.params must be an object (Request)", corr)
         if action not in ACTIONS:
             raise Refusal("CAPABILITY_NOT_SUPPORTED", f"this peer does not support {action}", corr,
                           {"requested": action, "available": sorted(ACTIONS)})

@@ -133,6 +133,9 @@ class Relay:
             if not isinstance(frame.get("stream_id"), str):
                 await self.send(ws, self.error_frame("MISSING_STREAM_ID", f"{kind} needs a string `stream_id`"))
                 return
+        if kind.endswith("_chunk") and not isinstance(frame.get("chunk"), str):
+            await self.send(ws, self.error_frame("MISSING_CHUNK", f"{kind} needs a string `chunk` (the incremental output)"))
+            return
         if "track-streams" in self.q:
             key = (to, frame.get("stream_id"))
             if frame.get("stream") is True:
