@@ -114,7 +114,7 @@ class Lobby:
             if "taken-id-reuse" not in self.q:
                 agent_id = str(uuid.uuid4())
         token = uuid.uuid4().hex + uuid.uuid4().hex
-        expires = time.time() + self.args.token_ttl
+        expires = int(time.time() + self.args.token_ttl + 0.999)  # whole seconds: expires_at is exact, never early
         self.tokens[token] = (agent_id, expires)
         self.agents.setdefault(agent_id, {"agent_type": agent_type, "last_seen": None})["agent_type"] = agent_type
         status = 201 if "register-201" in self.q else 200
@@ -147,7 +147,7 @@ class Lobby:
             problem = "token and agent_id query parameters are required"
         elif entry is None:
             problem = "unknown auth_token"
-        elif entry[1] < time.time():
+        elif entry[1] <= time.time():
             problem = "auth_token expired"
         elif entry[0] != agent_id:
             problem, status = "auth_token was issued to another agent_id", 403
