@@ -301,6 +301,10 @@ class Service:
             if problem:
                 raise Refusal("SCHEMA_MISMATCH", problem)
             await self.process(ws, me, m)
+        except (KeyError, TypeError, ValueError, AttributeError) as e:  # a bug of this peer: report, keep the connection
+            peerlib.log(self.args, "internal error:", repr(e))
+            await self.error(ws, source if source and isinstance(source.get("agent_id"), str) else None,
+                             Refusal("INTERNAL_ERROR", "internal error: " + repr(e)[:200]), corr)
         except Refusal as r:
             if r.code == "SCHEMA_MISMATCH" and "malformed-contract-violation" in self.q and r.details == "base":
                 r.code = "CONTRACT_VIOLATION"
@@ -400,7 +404,7 @@ class Service:
     def pending_handshake(self, m):
         p = m.get("payload", {})
         for key in ("collaboration_id", "correlation_id"):
-            if p.get(key) in self.handshakes:
+            if isinstance(p.get(key), str) and p[key] in self.handshakes:
                 return p[key]
         sender = m["source_agent"]["agent_id"]
         return next((cid for cid, hs in self.handshakes.items() if hs["target"]["agent_id"] == sender), None)
@@ -439,7 +443,7 @@ class Service:
     # Message Routing 1-5
     async def route(self, ws, m, claims):
         p = m.get("payload", {})
-        contract = self.contracts.get(p.get("contract_id"))
+        contract = self.contracts.get(p["contract_id"]) if isinstance(p.get("contract_id"), str) else None
         if contract is None:
             raise Refusal("CONTRACT_VIOLATION", "payload.contract_id does not name a contract (Message Routing 2)")
         src, dst = m["source_agent"]["agent_id"], m["target_agent"]["agent_id"]
@@ -468,7 +472,7 @@ class Service:
         target_ws = self.conns.get(dst)
         if target_ws is None:
             raise Refusal("TIMEOUT", f"{dst} is not connected")
-        key = (contract["contract_id"], p.get("correlation_id"))
+        key = (contract["contract_id"], p["correlation_id"] if isinstance(p.get("correlation_id"), str) else None)
         if forward and m["message_type"] == "request":
             timeout = spec.get("timeout_ms", self.args.routing_timeout_ms) / 1000
             self.routed[key] = (asyncio.get_running_loop().call_later(timeout, lambda: asyncio.ensure_future(self.route_timed_out(key, ws, m))), ws)

@@ -171,7 +171,11 @@ class Lobby:
         try:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT:
-                    await self.on_text(session, msg.data)
+                    try:
+                        await self.on_text(session, msg.data)
+                    except Exception as e:  # a bug of this peer must not end the agent's session
+                        peerlib.log(self.args, "internal error:", repr(e))
+                        await self.protocol_error(session, "INTERNAL_LOBBY_ERROR", "internal error: " + repr(e)[:200], None)
                 elif msg.type == WSMsgType.BINARY:
                     await self.protocol_error(session, "MESSAGE_MALFORMED", "messages are JSON text frames (§5)", None)
                 elif msg.type == WSMsgType.ERROR:
@@ -315,6 +319,12 @@ class Lobby:
                 return f"capabilities[{i}].{f} must be an object (§9)"
         if "keywords" in c and not (isinstance(c["keywords"], list) and all(isinstance(k, str) for k in c["keywords"])):
             return f"capabilities[{i}].keywords must be an array of strings (§9)"
+        rules = c.get("authorization_rules", {})
+        for f in ("allowed_agent_ids", "required_roles"):
+            if f in rules and not (isinstance(rules[f], list) and all(isinstance(x, str) for x in rules[f])):
+                return f"capabilities[{i}].authorization_rules.{f} must be an array of strings (§9)"
+        if "type" in rules and not isinstance(rules["type"], str):
+            return f"capabilities[{i}].authorization_rules.type must be a string (§9)"
         return None
 
     # §7.1.3: no ACK; the agent is no longer offered to others.
@@ -328,7 +338,9 @@ class Lobby:
         p = m["payload"]
         f = p.get("capability_filter", {})
         maxr = p.get("max_results", 10)
-        if not isinstance(f, dict) or isinstance(maxr, bool) or not isinstance(maxr, int) or maxr < 0:
+        bad_filter = not isinstance(f, dict) or any(k in f and not isinstance(f[k], str) for k in ("name", "version_match")) \
+            or ("keywords" in f and not (isinstance(f["keywords"], list) and all(isinstance(k, str) for k in f["keywords"])))
+        if bad_filter or isinstance(maxr, bool) or not isinstance(maxr, int) or maxr < 0:
             await self.protocol_error(s, "INVALID_PAYLOAD", "capability_filter must be an object, max_results a non-negative integer (§7.2.1)", m["message_id"], m.get("conversation_id"))
             return
         found = []

@@ -154,13 +154,17 @@ class Controller:
 
     async def on_event(self, ws, conn, m):
         rec = self.live[conn["agent"]]
+        event = m.get("event") if isinstance(m.get("event"), str) else None
         need = {"released": ["agentId", "guildId", "voiceChannelId", "reason", "kind"],
-                "add": ["agentId", "guildId", "voiceChannelId", "channelId", "kind", "ok"]}.get(m.get("event"))
+                "add": ["agentId", "guildId", "voiceChannelId", "channelId", "kind", "ok"]}.get(event)
         if need is None or any(f not in m for f in need) or m.get("kind") not in ("music", "assistant"):
             await self.ignore(ws, "event with an unknown name or a missing field")
             return
         if m["agentId"] != conn["agent"]:
             await self.ignore(ws, "event for another agent")
+            return
+        if not all(isinstance(m[f], str) for f in ("agentId", "guildId", "voiceChannelId")) or (event == "add" and not isinstance(m["ok"], bool)):
+            await self.ignore(ws, "event fields have the wrong type")
             return
         key = {"guildId": m["guildId"], "voiceChannelId": m["voiceChannelId"], "kind": m["kind"]}
         rec["sessions"] = [s for s in rec["sessions"] if s != key]
