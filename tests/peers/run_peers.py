@@ -40,7 +40,7 @@ class Peer:
 
     def __init__(self, protocol, args, log_path):
         self.log = open(log_path, "w")
-        self.proc = subprocess.Popen([PYTHON, os.path.join(HERE, protocol, "peer.py"), "0", "--quiet"] + args,
+        self.proc = subprocess.Popen([PYTHON, "-B", os.path.join(HERE, protocol, "peer.py"), "0", "--quiet"] + args,
                                      stdout=subprocess.PIPE, stderr=self.log, text=True)
         self.facts = {}
         deadline = time.monotonic() + 20

@@ -21,6 +21,7 @@ import sys
 import time
 import uuid
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import peerlib  # noqa: E402
 from aiohttp import web, WSMsgType  # noqa: E402
