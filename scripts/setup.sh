@@ -23,12 +23,14 @@ run_packages=(
 )
 # The test command: test and benchmark libraries, the clang-19 libFuzzer build, and the tools
 # tests call (chromium renders the HTML report, xmllint checks JUnit XML against its XSD, zip
-# packs seed corpora, yamllint and python3-yaml check and run action.yml).
+# packs seed corpora, yamllint and python3-yaml check and run action.yml, the peers are Python).
 test_packages=(
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev
   chromium libxml2-utils zip
   yamllint python3-yaml python3
+  # the independent test peers (tests/peers/): HTTP + WebSocket server, Ed25519
+  python3-aiohttp python3-cryptography
 )
 # Packages and the clean-root proof (docs/packaging.md).
 package_packages=(dpkg-dev file xz-utils mmdebstrap lintian)
