@@ -14,6 +14,8 @@
 #include <set>
 #include <sstream>
 
+#include <re2/re2.h>
+
 #include "harness/engine/matcher.hpp"
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/protocol_id.hpp"
@@ -141,6 +143,11 @@ std::string join(const Range& names, std::size_t limit = 24) {
   return out;
 }
 
+// "an expect", "a send"
+std::string article(const std::string& word) {
+  return (std::string("aeiou").find(word.empty() ? 'x' : word[0]) != std::string::npos ? "an " : "a ") + word;
+}
+
 std::pair<std::size_t, std::size_t> line_column(const std::string& text, std::size_t offset) {
   std::size_t line = 1, column = 1;
   for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
@@ -181,41 +188,53 @@ class SchemaView {
  public:
   explicit SchemaView(const Json* root) : root_(root) {}
 
+  // The subschemas that apply to the whole instance.
+  std::vector<const Json*> root(const Json& instance) const {
+    std::vector<const Json*> nodes;
+    if (root_ != nullptr) expand(root_, instance, nodes, 0);
+    return nodes;
+  }
+
+  // The subschemas that apply to `child`, member or element `token` of a value `nodes` apply to.
+  std::vector<const Json*> child(const std::vector<const Json*>& nodes, const Json& value, const std::string& token, const Json& child) const {
+    std::vector<const Json*> next;
+    for (const Json* n : nodes) {
+      if (value.is_object()) {
+        if (auto p = n->find("properties"); p != n->end() && p->is_object() && p->contains(token)) {
+          expand(&(*p)[token], child, next, 0);
+        } else if (auto a = n->find("additionalProperties"); a != n->end() && a->is_object()) {
+          expand(&*a, child, next, 0);
+        }
+      } else if (value.is_array()) {
+        if (auto items = n->find("items"); items != n->end() && items->is_object()) expand(&*items, child, next, 0);
+      }
+    }
+    return next;
+  }
+
   // Every subschema that applies to the instance value at `pointer` (properties, items,
   // additionalProperties, $ref, allOf, anyOf/oneOf branches, and if/then when the `if` holds).
   std::vector<const Json*> at(const Json& instance, const std::string& pointer) const {
-    std::vector<const Json*> nodes;
-    if (root_ == nullptr) return nodes;
-    expand(root_, instance, nodes, 0);
+    std::vector<const Json*> nodes = root(instance);
     const Json* value = &instance;
     for (const auto& token : split_pointer(pointer)) {
-      const Json* child = nullptr;
+      const Json* c = nullptr;
       if (value->is_object()) {
-        if (auto it = value->find(token); it != value->end()) child = &*it;
+        if (auto it = value->find(token); it != value->end()) c = &*it;
       } else if (value->is_array() && !token.empty() && std::all_of(token.begin(), token.end(), ::isdigit) && token.size() < 9) {
         const auto i = static_cast<std::size_t>(std::stoul(token));
-        if (i < value->size()) child = &(*value)[i];
+        if (i < value->size()) c = &(*value)[i];
       }
       static const Json missing;
-      const Json& c = child ? *child : missing;
-      std::vector<const Json*> next;
-      for (const Json* n : nodes) {
-        if (value->is_object()) {
-          if (auto p = n->find("properties"); p != n->end() && p->is_object() && p->contains(token)) {
-            expand(&(*p)[token], c, next, 0);
-          } else if (auto a = n->find("additionalProperties"); a != n->end() && a->is_object()) {
-            expand(&*a, c, next, 0);
-          }
-        } else if (value->is_array()) {
-          if (auto items = n->find("items"); items != n->end() && items->is_object()) expand(&*items, c, next, 0);
-        }
-      }
-      nodes = std::move(next);
-      if (child == nullptr) break;
-      value = child;
+      nodes = child(nodes, *value, token, c ? *c : missing);
+      if (c == nullptr) break;
+      value = c;
     }
     return nodes;
   }
+
+  // The schema a `propertyNames` (or any subschema) stands for, $refs followed.
+  const Json* resolve(const Json* node) const { return deref(node); }
 
   static std::set<std::string> property_names(const std::vector<const Json*>& nodes) {
     std::set<std::string> out;
@@ -520,11 +539,58 @@ class Linter {
 
   // --- schema violations, rewritten for a case author ---
 
+  // propertyNames: valijson reports a failing name with no error of its own (only summaries of
+  // its parents), so the names are checked here, object by object.
+  void property_names(const File& f, const SchemaView& view, const Json& value, const std::string& at,
+                      const std::vector<const Json*>& nodes) {
+    if (value.is_object()) {
+      for (const Json* n : nodes) {
+        auto pn = n->find("propertyNames");
+        if (pn == n->end()) continue;
+        const Json* rule = view.resolve(&*pn);
+        for (const auto& [key, v] : value.items()) {
+          if (auto why = bad_name(*rule, key)) problem(f, at + "/" + seg(key), "key '" + key + "' is not allowed: expected " + *why);
+        }
+      }
+      for (const auto& [key, v] : value.items()) property_names(f, view, v, at + "/" + seg(key), view.child(nodes, value, key, v));
+    } else if (value.is_array()) {
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        property_names(f, view, value[i], at + "/" + std::to_string(i), view.child(nodes, value, std::to_string(i), value[i]));
+      }
+    }
+  }
+
+  std::optional<std::string> bad_name(const Json& rule, const std::string& key) {
+    if (!rule.is_object()) return std::nullopt;
+    const std::string what = rule.contains("$comment") && rule["$comment"].is_string() ? rule["$comment"].get<std::string>() : std::string();
+    if (auto p = rule.find("pattern"); p != rule.end() && p->is_string()) {
+      auto& re = regexes_[p->get<std::string>()];
+      if (!re) {
+        re2::RE2::Options o;
+        o.set_log_errors(false);
+        re = std::make_unique<re2::RE2>(p->get<std::string>(), o);
+      }
+      if (re->ok() && !re2::RE2::PartialMatch(key, *re)) return what.empty() ? "a key matching " + p->get<std::string>() : what;
+    }
+    if (auto m = rule.find("maxLength"); m != rule.end() && m->is_number_unsigned() && key.size() > m->get<std::size_t>()) {
+      return "at most " + std::to_string(m->get<std::size_t>()) + " characters" + (what.empty() ? "" : " (" + what + ")");
+    }
+    if (auto e = rule.find("enum"); e != rule.end() && e->is_array() && std::find(e->begin(), e->end(), Json(key)) == e->end()) {
+      std::vector<std::string> names;
+      for (const auto& n : *e) {
+        if (n.is_string()) names.push_back(n.get<std::string>());
+      }
+      return "one of " + join(names) + did_you_mean_suffix(key, names);
+    }
+    return std::nullopt;
+  }
+
   // `skip(pointer, rule)`: the walker reports this one itself.
   void schema_check(const File& f, const char* schema_name, const std::function<bool(const std::string&, const std::string&)>& skip) {
     const schema::CompiledSchema* compiled = store_->find(schema_name);
     if (compiled == nullptr || !f.doc) return;
     const SchemaView view(store_->document(schema_name));
+    property_names(f, view, *f.doc, "", view.root(*f.doc));
     std::set<std::string> pointers_done;
     for (const auto& v : compiled->validate(*f.doc, 500)) {
       const bool key_rule = v.rule == "required" || v.rule == "additionalProperties";
@@ -535,7 +601,8 @@ class Linter {
       bool ancestor = false;
       for (const auto& p : reported_[f.display]) ancestor |= within(p, at) && p != at;
       if (ancestor && !key_rule) continue;
-      const std::string name = key_rule ? split_pointer(v.pointer).back() : std::string();
+      const auto tokens = split_pointer(v.pointer);
+      const std::string name = key_rule && !tokens.empty() ? tokens.back() : std::string();
       const Json* value = nullptr;
       try {
         const Json::json_pointer jp(v.pointer);
@@ -559,6 +626,12 @@ class Linter {
         message = "expected " + (want.empty() ? std::string("another value") : want) + ", not " +
                   (v.rule == "type" ? type_name(*value) + " " : std::string()) + show(*value);
         if (value->is_string()) message += did_you_mean_suffix(value->get<std::string>(), SchemaView::enum_strings(nodes), "\"");
+      } else if (v.rule == "pattern" && value != nullptr) {
+        std::string what;
+        for (const Json* n : view.at(*f.doc, v.pointer)) {
+          if (n->contains("pattern") && n->contains("$comment") && (*n)["$comment"].is_string()) what = (*n)["$comment"].get<std::string>();
+        }
+        message = what.empty() ? v.message + " (value " + show(*value) + ")" : "expected " + what + ", not " + show(*value);
       } else if (value != nullptr && v.rule != "oneOf" && v.rule != "anyOf" && v.rule != "schema" && v.rule != "if-then-else") {
         message = v.message + " (" + v.rule + "; value " + show(*value) + ")";
       } else {
@@ -725,8 +798,21 @@ class Linter {
     return actions_;
   }
 
+  // A built-in suite file when a custom directory is checked: its case ids only.
+  void builtin_case_ids(const File& f) {
+    const Json& d = *f.doc;
+    if (!d.is_object() || !d.contains("cases") || !d["cases"].is_array()) return;
+    for (std::size_t i = 0; i < d["cases"].size(); ++i) {
+      const Json& c = d["cases"][i];
+      if (c.is_object() && c.contains("id") && c["id"].is_string()) {
+        case_at_.emplace(c["id"].get<std::string>(), Located{f.display, "/cases/" + std::to_string(i)});
+      }
+    }
+  }
+
   void lint_suite(File& f) {
     if (!f.doc) return;
+    if (f.builtin && result_.custom && !o_.check_builtin_suites) return builtin_case_ids(f);
     const bool checked_dir = f.builtin != result_.custom;
     if (checked_dir) ++result_.suite_files;
     const Json& d = *f.doc;
@@ -943,7 +1029,7 @@ class Linter {
       if (allowed.count(key) != 0) {
         std::set<std::string> reads;
         for (const auto& o : *own) reads.insert(o);
-        problem(f, at, "the " + k.protocol + " driver reads no '" + key + "' in a " + action + " step" +
+        problem(f, at, "the " + k.protocol + " driver reads no '" + key + "' in " + article(action) + " step" +
                            (reads.empty() ? std::string(" (it reads no " + action + " options)") : " (it reads " + join(reads) + ")") +
                            "; see " + (k.vocab->file.empty() ? "suites/" + k.protocol + "/variables.json" : k.vocab->file));
         continue;
@@ -954,13 +1040,13 @@ class Linter {
       } else if (auto act = did_you_mean(key, actions())) {
         message += " (did you mean '" + *act + "'? a step has one action)";
       } else {
-        message += ": a " + action + " step takes " + join(admitted);
+        message += ": " + article(action) + " step takes " + join(admitted);
       }
       problem(f, at, message);
     }
     if (def != nullptr && def->contains("required")) {
       for (const auto& key : (*def)["required"]) {
-        if (!s.contains(key.get<std::string>())) problem(f, at, "a " + action + " step needs '" + key.get<std::string>() + "'");
+        if (!s.contains(key.get<std::string>())) problem(f, at, article(action) + " step needs '" + key.get<std::string>() + "'");
       }
     }
 
@@ -1049,10 +1135,10 @@ class Linter {
       }
       placeholders(k, v, at + "/" + seg(key), scope, names);
     }
-    if (action == "repeat" && s["steps"].is_array()) {
+    if (auto inner_steps = s.find("steps"); action == "repeat" && inner_steps != s.end() && inner_steps->is_array()) {
       Scope inner = scope;
       inner.in_repeat = true;
-      walk(k, s["steps"], at + "/steps", inner);
+      walk(k, *inner_steps, at + "/steps", inner);
       scope.defined.insert(inner.defined.begin(), inner.defined.end());  // a repeat runs at least once
     }
     if (action == "parallel" && s["parallel"].is_array()) {
@@ -1176,6 +1262,7 @@ class Linter {
   std::set<std::string> covered_;        // pointers whose schema violations the walker explained
   std::vector<std::string> actions_;
   std::map<std::string, std::set<std::string>> step_keys_;  // action -> the keys its schema admits
+  std::map<std::string, std::unique_ptr<re2::RE2>> regexes_;  // propertyNames patterns, compiled once
 };
 
 }  // namespace

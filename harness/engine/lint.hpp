@@ -51,6 +51,9 @@ struct LintOptions {
   std::filesystem::path schema_dir;   // empty: data_dir() / "schemas"
   std::string display;                // how dir's files are named in problems; empty: "suites" for
                                       // the built-in directory, otherwise dir as given
+  // For a custom directory: check the built-in suite files too (otherwise only their case ids
+  // are read, to refuse custom cases that reuse one; `agentconform lint` checks them itself).
+  bool check_builtin_suites = false;
 };
 
 // A suite file as read (valid only when LintResult::problems is empty).

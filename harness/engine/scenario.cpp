@@ -50,6 +50,7 @@ Expected<std::vector<Suite>, std::string> build(const LintResult& lint, const Re
 Expected<SuiteSet, std::vector<Problem>> load_suite_dir(const std::filesystem::path& dir, const LoadOptions& options) {
   LintOptions lo;
   lo.dir = dir;
+  lo.check_builtin_suites = options.with_builtin_cases;
   auto lint = lint_suites(lo);
   if (!lint) return unexpected(std::vector<Problem>{{dir.empty() ? std::string("suites") : dir.generic_string(), "", lint.error()}});
   if (!lint->problems.empty()) return unexpected(std::move(lint->problems));
