@@ -13,6 +13,7 @@ packages=(
   libcli11-dev libbenchmark-dev
   clang-19 libclang-rt-19-dev
   libre2-dev libxml2-utils zip chromium
+  python3
 )
 
 # valijson is header-only, but Debian's libvalijson-dev depends on Qt5, Poco, yaml-cpp, ...

@@ -5,6 +5,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/io.hpp"
+#include "harness/cli/run_output.hpp"
 #include "harness/engine/serve.hpp"
 
 namespace ac::cli {
@@ -26,7 +27,10 @@ int run_serve(ServeCli& o) {
     std::cerr << "serve: " << result.error() << "\n";
     return 2;
   }
-  engine::print_summary(*result, std::cout);
+  Style style;
+  std::string ignored;
+  parse_color("auto", style, ignored);
+  RunPrinter(std::cout, style, loaded->requirements, true).summary(*result);
   if (!o.results_file.empty()) {
     std::error_code ec;
     const auto parent = std::filesystem::path(o.results_file).parent_path();

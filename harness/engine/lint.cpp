@@ -21,7 +21,7 @@
 #include "harness/protocols/protocol_id.hpp"
 #include "harness/schema/schema_store.hpp"
 #include "harness/util/data_dir.hpp"
-#include "harness/util/did_you_mean.hpp"
+#include "harness/util/closest_name.hpp"
 
 namespace ac::engine {
 
@@ -472,7 +472,7 @@ class Linter {
         if (is_protocol(name)) {
           enumerate_protocol(e.path(), shown, name, builtin);
         } else if (has_json_files(e.path())) {
-          problem(shown, "", "not a protocol directory, its files are not read" + did_you_mean_suffix(name, protocols()) +
+          problem(shown, "", "not a protocol directory, its files are not read" + closest_name_suffix(name, protocols()) +
                                  ": suite files go into " + display + "/<protocol>/ with <protocol> one of " + join(protocols()));
         }
       } else if (e.path().extension() == ".json") {
@@ -580,7 +580,7 @@ class Linter {
       for (const auto& n : *e) {
         if (n.is_string()) names.push_back(n.get<std::string>());
       }
-      return "one of " + join(names) + did_you_mean_suffix(key, names);
+      return "one of " + join(names) + closest_name_suffix(key, names);
     }
     return std::nullopt;
   }
@@ -615,7 +615,7 @@ class Linter {
       } else if (v.rule == "additionalProperties") {
         const auto allowed = SchemaView::property_names(view.at(*f.doc, at));
         message = "unknown key '" + name + "'";
-        if (auto near = did_you_mean(name, allowed)) {
+        if (auto near = closest_name(name, allowed)) {
           message += " (did you mean '" + *near + "'?)";
         } else if (!allowed.empty()) {
           message += ": the keys here are " + join(allowed);
@@ -625,7 +625,7 @@ class Linter {
         const std::string want = SchemaView::expected(nodes);
         message = "expected " + (want.empty() ? std::string("another value") : want) + ", not " +
                   (v.rule == "type" ? type_name(*value) + " " : std::string()) + show(*value);
-        if (value->is_string()) message += did_you_mean_suffix(value->get<std::string>(), SchemaView::enum_strings(nodes), "\"");
+        if (value->is_string()) message += closest_name_suffix(value->get<std::string>(), SchemaView::enum_strings(nodes), "\"");
       } else if (v.rule == "pattern" && value != nullptr) {
         std::string what;
         for (const Json* n : view.at(*f.doc, v.pointer)) {
@@ -691,7 +691,8 @@ class Linter {
 
   // --- features ---
 
-  // The declaration file when there is one (target-settings.json), else the catalogue's map.
+  // The features a target can claim: suites/<protocol>/target-settings.json (a catalogue has no
+  // features of its own; schemas/requirements.schema.json refuses the key).
   void declare_features(const std::string& protocol) {
     for (auto& f : files_) {
       if (!f.builtin || f.protocol != protocol || f.kind != Kind::target_settings || !f.doc) continue;
@@ -702,18 +703,11 @@ class Linter {
         return;
       }
     }
-    for (const auto& f : files_) {
-      if (!f.builtin || f.protocol != protocol || f.kind != Kind::requirements || !f.doc || !f.doc->is_object()) continue;
-      if (auto it = f.doc->find("features"); it != f.doc->end() && it->is_object()) {
-        for (const auto& [name, v] : it->items()) features_[protocol].insert(name);
-        features_source_[protocol] = f.display + " (features)";
-      }
-    }
   }
 
   std::string undeclared_feature(const std::string& protocol, const std::string& name) {
     const auto& declared = features_[protocol];
-    std::string message = "feature '" + name + "' is not declared" + did_you_mean_suffix(name, declared);
+    std::string message = "feature '" + name + "' is not declared" + closest_name_suffix(name, declared);
     if (features_source_.count(protocol) != 0) message += "; the features of " + protocol + " are declared in " + features_source_[protocol];
     if (!declared.empty()) message += " (" + join(declared) + ")";
     return message;
@@ -742,13 +736,6 @@ class Linter {
         if (base != nullptr && d.contains(key) && base->doc->contains(key) && d[key] != (*base->doc)[key]) {
           problem(f, std::string("/") + key, std::string(key) + " " + show(d[key]) + " differs from the built-in catalogue's " +
                                                  show((*base->doc)[key]) + " (" + base->display + ")");
-        }
-      }
-      if (auto fs = d.find("features"); fs != d.end() && fs->is_object()) {
-        for (const auto& [name, text] : fs->items()) {
-          if (features_[f.protocol].count(name) == 0) {
-            problem(f, "/features/" + seg(name), "a custom catalogue cannot declare new features: " + undeclared_feature(f.protocol, name));
-          }
         }
       }
     }
@@ -897,7 +884,7 @@ class Linter {
         if (owner == requirement_protocol_.end()) {
           if (catalogues_.count(f.protocol) == 0) continue;  // reported once for the file
           problem(f, at + "/requirements/" + std::to_string(j),
-                  "unknown requirement id '" + rid + "'" + did_you_mean_suffix(rid, requirement_ids_[f.protocol]) + ": the " + f.protocol +
+                  "unknown requirement id '" + rid + "'" + closest_name_suffix(rid, requirement_ids_[f.protocol]) + ": the " + f.protocol +
                       " catalogue (suites/" + f.protocol + "/requirements.json; `agentconform requirements --protocol " + f.protocol +
                       "`) has no such requirement");
         } else if (owner->second != f.protocol) {
@@ -921,7 +908,7 @@ class Linter {
         for (const auto& [key, value] : props.items()) {
           if (key == "id" || k.vocab->agent_properties.count(key) != 0) continue;
           std::string message = "the " + f.protocol + " driver reads no agent property '" + key + "'";
-          if (auto near = did_you_mean(key, k.vocab->agent_properties)) {
+          if (auto near = closest_name(key, k.vocab->agent_properties)) {
             message += " (did you mean '" + *near + "'?)";
           } else {
             message += k.vocab->agent_properties.empty() ? std::string(" (it reads only id)") : " (it reads id, " + join(k.vocab->agent_properties) + ")";
@@ -979,7 +966,7 @@ class Linter {
     if (k.agents.count(name) != 0 || also.count(name) != 0) return true;
     std::set<std::string> candidates = k.agents;
     candidates.insert(also.begin(), also.end());
-    problem(*k.file, at, "the case declares no agent '" + name + "'" + did_you_mean_suffix(name, candidates) +
+    problem(*k.file, at, "the case declares no agent '" + name + "'" + closest_name_suffix(name, candidates) +
                              (k.agents.empty() ? std::string(": its agents map is empty") : " (agents: " + join(k.agents) + ")"));
     return false;
   }
@@ -1000,7 +987,7 @@ class Linter {
       }
       std::string message;
       for (const auto& [key, v] : s.items()) {
-        if (auto near = did_you_mean(key, actions())) {
+        if (auto near = closest_name(key, actions())) {
           message = "unknown key '" + key + "' (did you mean '" + *near + "'?)";
           break;
         }
@@ -1035,9 +1022,9 @@ class Linter {
         continue;
       }
       std::string message = "unknown key '" + key + "'";
-      if (auto near = did_you_mean(key, admitted)) {
+      if (auto near = closest_name(key, admitted)) {
         message += " (did you mean '" + *near + "'?)";
-      } else if (auto act = did_you_mean(key, actions())) {
+      } else if (auto act = closest_name(key, actions())) {
         message += " (did you mean '" + *act + "'? a step has one action)";
       } else {
         message += ": " + article(action) + " step takes " + join(admitted);
@@ -1057,7 +1044,7 @@ class Linter {
         const std::string rid = (*checks)[j].get<std::string>();
         if (std::find(k.requirements.begin(), k.requirements.end(), rid) != k.requirements.end()) continue;
         problem(f, at + "/checks/" + std::to_string(j),
-                "'" + rid + "' is not one of the case's requirements" + did_you_mean_suffix(rid, k.requirements) + " (" +
+                "'" + rid + "' is not one of the case's requirements" + closest_name_suffix(rid, k.requirements) + " (" +
                     join(k.requirements) + "): a step blames only requirements its case names; add it to the case's requirements or fix the id");
       }
     }
@@ -1113,7 +1100,7 @@ class Linter {
         const std::string name = s["trigger"].get<std::string>();
         problem(f, at + "/trigger", "the " + k.protocol + " driver has no trigger '" + name + "'" +
                                         (k.vocab->triggers.empty() ? std::string(" (it has none)")
-                                                                   : did_you_mean_suffix(name, k.vocab->triggers) + " (it has " + join(k.vocab->triggers) + ")"));
+                                                                   : closest_name_suffix(name, k.vocab->triggers) + " (it has " + join(k.vocab->triggers) + ")"));
       }
       if (s.contains("result")) patterns(f, s["result"], at + "/result");
     } else if (action == "accept") {
@@ -1230,14 +1217,14 @@ class Linter {
       const std::string agent = name.substr(0, dot), suffix = name.substr(dot);
       const bool agent_variable = suffix == ".id" || k.vocab->variables.count("<agent>" + suffix) != 0;
       if (agent_variable && k.agents.count(agent) == 0) {
-        return message + ": the case declares no agent '" + agent + "'" + did_you_mean_suffix(agent, k.agents);
+        return message + ": the case declares no agent '" + agent + "'" + closest_name_suffix(agent, k.agents);
       }
     }
     if (k.agents.empty() && (k.vocab->variables.count(name) != 0)) {
       return message + ": the " + k.protocol + " driver defines it only in cases that declare an agent";
     }
     std::vector<std::string> candidates(names.begin(), names.end());
-    if (auto near = did_you_mean(name, candidates)) return message + " (did you mean ${" + *near + "}?)";
+    if (auto near = closest_name(name, candidates)) return message + " (did you mean ${" + *near + "}?)";
     return message + ": define it with an earlier set or capture step; the built-ins are ${uuid}, ${now}, ${i} (in repeat), ${<agent>.id}, and the " +
            k.protocol + " driver's variables are in " + (k.vocab->file.empty() ? "suites/" + k.protocol + "/variables.json" : k.vocab->file);
   }

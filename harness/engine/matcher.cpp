@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "harness/schema/schema_store.hpp"
-#include "harness/util/did_you_mean.hpp"
+#include "harness/util/closest_name.hpp"
 
 namespace ac::engine {
 namespace {
@@ -245,7 +245,7 @@ void check_operand(const std::string& op, const Json& arg, const std::string& pt
     static const std::vector<std::string> types = {"string", "number", "integer", "boolean", "object", "array", "null"};
     if (!arg.is_string() || !is_one_of(arg.get<std::string>(), types)) {
       problem("$type takes one of " + joined(types) + ", not " + show(arg) +
-              (arg.is_string() ? did_you_mean_suffix(arg.get<std::string>(), types, "\"") : ""));
+              (arg.is_string() ? closest_name_suffix(arg.get<std::string>(), types, "\"") : ""));
     }
   } else if (op == "$regex") {
     if (!arg.is_string()) return problem("$regex takes a string (an RE2 pattern), not " + show(arg));
@@ -286,7 +286,7 @@ void check_at(const Json& p, const std::string& ptr, std::vector<PatternProblem>
     std::string message = "unknown matcher \"" + s + "\"";
     if (is_one_of(s, matcher_operators())) {
       message += ": " + s + " is an operator, write {\"" + s + "\": operand}";
-    } else if (auto near = did_you_mean(s, matcher_shorthands())) {
+    } else if (auto near = closest_name(s, matcher_shorthands())) {
       message += " (did you mean \"" + *near + "\"?)";
     } else {
       message += ": the shorthands are " + joined(matcher_shorthands());
@@ -310,7 +310,7 @@ void check_at(const Json& p, const std::string& ptr, std::vector<PatternProblem>
       std::string message = "unknown matcher operator \"" + k + "\"";
       if (is_one_of(k, matcher_shorthands())) {
         message += ": " + k + " is a shorthand, write the string \"" + k + "\" instead of an object";
-      } else if (auto near = did_you_mean(k, matcher_operators())) {
+      } else if (auto near = closest_name(k, matcher_operators())) {
         message += " (did you mean \"" + *near + "\"?)";
       } else {
         message += ": the operators are " + joined(matcher_operators());

@@ -162,4 +162,39 @@ TEST(CliLint, RunRefusesATypodCase) {
   EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
 }
 
+// `run --suites DIR`: DIR's cases are loaded beside the built-in ones, with DIR's requirements
+// extending the catalogue (the level of ACME-ALP-LC-002 comes from the custom catalogue's SHOULD).
+TEST(CliLint, RunSuitesLoadsACustomDirectory) {
+  const fs::path custom = fs::path(AC_SOURCE_DIR) / "tests/engine/lint_fixtures/custom";
+  const CliRun r = run_cli({"run", "--suites", custom.string(), "--protocol", "alp", "--case", "ACME-*", "--list"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("ACME-ALP-LC-001\talp\tlifecycle\tMUST\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ACME-ALP-LC-002\talp\tlifecycle\tSHOULD\t"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 cases"), std::string::npos) << r.out;
+  // The built-in cases are still there.
+  const CliRun b = run_cli({"run", "--suites", custom.string(), "--protocol", "alp", "--case", "ALP-*", "--list"});
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(b.out.find("ACME-"), std::string::npos) << b.out;
+}
+
+// A custom directory with a typo stops `run --suites DIR` before any case (exit 2), with lint's
+// file and pointer; so does a directory that does not exist.
+TEST(CliLint, RunSuitesRefusesABrokenDirectory) {
+  Scratch dir;
+  fs::create_directories(dir.path() / "alp");
+  std::ofstream(dir.path() / "alp/mine.json") << R"({"protocol": "alp", "suite": "lifecycle", "cases": [
+    {"id": "ACME-ZZ-001", "title": "a typo'd matcher", "requirements": ["ALP-6-token-reusable"], "role": "lobby",
+     "agents": {"a": {}}, "steps": [{"connect": "a"}, {"expect": "a", "message": {"message_type": "$strng"}}]}]})";
+  CliRun r = run_cli({"run", "--suites", dir.path().string(), "--protocol", "alp", "--case", "ACME-*",
+                      "--report-dir", (dir.path() / "report").string()});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(dir.path().string() + "/alp/mine.json /cases/0/steps/1/message/message_type"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("(did you mean \"$string\"?)"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir.path() / "report"));
+  r = run_cli({"run", "--suites", (dir.path() / "nope").string(), "--protocol", "alp", "--list"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("nope"), std::string::npos) << r.err;
+}
+
 }  // namespace
