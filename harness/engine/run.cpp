@@ -69,26 +69,20 @@ std::size_t default_jobs() { return 8; }
 
 Expected<Loaded, std::string> load_all(const std::string& suites_dir) {
   const auto builtin = data_dir() / "suites";
-  auto requirements = RequirementCatalog::load(builtin);
-  if (!requirements) return unexpected(requirements.error());
   auto declarations = Declarations::load(builtin);
   if (!declarations) return unexpected(declarations.error());
-  auto suites = load_suites(builtin, *requirements);
-  if (!suites) return unexpected(suites.error());
-  if (!suites_dir.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::is_directory(suites_dir, ec)) return unexpected("--suites " + suites_dir + " is not a directory");
-    auto custom = load_suites(suites_dir, *requirements);
-    if (!custom) return unexpected(custom.error());
-    for (auto& s : *custom) suites->push_back(std::move(s));
-    std::set<std::string> ids;
-    for (const auto& s : *suites) {
-      for (const auto& c : s.cases) {
-        if (!ids.insert(c.id).second) return unexpected("--suites " + suites_dir + ": case id " + c.id + " is already used (" + c.file + ")");
-      }
-    }
+  // One loader (the linter's checks) for the built-in suites and a custom directory: a custom
+  // directory's cases run beside the built-in ones, its requirements.json extends the
+  // catalogues, and a case id it reuses is refused like any duplicate.
+  LoadOptions options;
+  options.with_builtin_cases = true;
+  auto set = load_suite_dir(suites_dir.empty() ? builtin : std::filesystem::path(suites_dir), options);
+  if (!set) {
+    const std::string where = suites_dir.empty() ? std::string("the suites") : "--suites " + suites_dir;
+    return unexpected(std::to_string(set.error().size()) + " problem(s) in " + where + " (agentconform lint" +
+                      (suites_dir.empty() ? std::string() : " " + suites_dir) + " lists them):\n" + describe_problems(set.error()));
   }
-  return Loaded{std::move(*requirements), std::move(*suites), std::move(*declarations)};
+  return Loaded{std::move(set->requirements), std::move(set->suites), std::move(*declarations)};
 }
 
 Expected<Plan, std::string> make_plan(const Loaded& loaded, const RunOptions& o) {
