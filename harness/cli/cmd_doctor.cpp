@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/cli/run_output.hpp"
 #include "harness/engine/preflight.hpp"
@@ -128,10 +129,10 @@ void add_doctor(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<DoctorCli>();
   auto* cmd = app.add_subcommand("doctor", "Check that a target is set up for a protocol, say how to fix it, and write a starter target.json");
   cmd->add_option("--protocol,-p", o->protocol, "alp | agora | agentprotocol | a2acp | chopsticks (or \"protocol\" in target.json)");
-  cmd->add_option("--target,-t", o->target, "ws[s]://host:port/path, http[s]://host:port, exec:'COMMAND' or dir:PATH");
-  cmd->add_option("--config,-c", o->config, "target.json (docs/targets.md)");
+  cmd->add_option("--target,-t", o->target, "ws[s]://host:port/path, http[s]://host:port, exec:'COMMAND' or dir:PATH")->check(NonEmpty());
+  cmd->add_option("--config,-c", o->config, "target.json (docs/targets.md)")->check(NonEmpty());
   cmd->add_option("--write-config", o->write_config, "write a starter target.json here");
-  cmd->add_option("--timeout-scale", o->timeout_scale, "multiply the probes' timeouts")->check(CLI::Range(0.1, 100.0));
+  cmd->add_option("--timeout-scale", o->timeout_scale, "multiply the probes' timeouts")->check(TimeoutScale());
   cmd->add_option("--color", o->color, "auto, always or never")->capture_default_str();
   cmd->callback([o, &ctx] { ctx.exit_code = run_doctor(*o); });
 }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
 #include "harness/cli/interrupt.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/cli/run_output.hpp"
@@ -62,7 +63,7 @@ int run(RunCli& o) {
     } else {
       auto text = read_input(o.baseline_file, 64u << 20);
       if (!text) {
-        std::cerr << "run: --baseline: " << text.error() << "\n";
+        std::cerr << "run: --baseline: " << text.error().message << "\n";
         return 2;
       }
       auto doc = nlohmann::json::parse(*text, nullptr, false);
@@ -100,7 +101,13 @@ int run(RunCli& o) {
   }
   // target.json may name the protocol; --config alone then selects it.
   if (o.run.protocols.empty() && !o.run.target_config.empty()) {
-    if (const std::string p = engine::protocol_of_config(o.run.target_config); !p.empty()) o.run.protocols = {p};
+    if (const std::string p = engine::protocol_of_config(o.run.target_config); !p.empty()) {
+      o.run.protocols = {p};
+    } else if (auto t = engine::resolve_target(loaded->declarations, {"", "", o.run.target_config}); !t) {
+      // Unreadable, too large or malformed: say so rather than ask for --protocol.
+      std::cerr << "run: " << reports::terminal_safe(t.error(), true) << "\n";
+      return 2;
+    }
   }
   if (embedded::third_party(o.run) && o.run.protocols.size() != 1) {
     std::cerr << "run: a third-party target needs exactly one --protocol (alp, agora, agentprotocol, a2acp, chopsticks)\n";
@@ -239,22 +246,22 @@ void add_run(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("run", "Run the conformance suites against a target (default: the embedded reference lobby)");
   cmd->add_option("--protocol,-p", o->run.protocols, "alp | agora | agentprotocol | a2acp | chopsticks (repeatable)");
   auto* target = cmd->add_option("--target,-t", o->run.target_url, "ws[s]://host:port/path, http[s]://host:port, exec:'COMMAND' or dir:PATH");
-  cmd->add_option("--config,-c", o->run.target_config, "target.json (schemas/target.schema.json)");
+  cmd->add_option("--config,-c", o->run.target_config, "target.json (schemas/target.schema.json)")->check(NonEmpty());
   cmd->add_option("--suite,-s", o->run.suites, "lifecycle | handshake | contract-negotiation | streaming | version-rejection | error-codes");
   cmd->add_option("--case", o->run.case_globs, "case id glob, e.g. 'CHOP-VER-*' (repeatable)");
   cmd->add_option("--tag", o->run.tags, "only cases with this tag (repeatable)");
   cmd->add_option("--level", o->run.levels, "only cases of this level: MUST | SHOULD | MAY (repeatable)");
   cmd->add_option("--suites", o->run.suites_dir, "a directory of custom suites (DIR/<protocol>/<suite>.json; docs/scenarios.md) run beside the built-in ones");
-  cmd->add_option("--jobs,-j", o->run.jobs, "cases run in parallel (default: 8; cases mostly wait on the target)")->check(CLI::Range(1, 256));
+  cmd->add_option("--jobs,-j", o->run.jobs, "cases run in parallel (default: 8; cases mostly wait on the target)")->check(Jobs());
   cmd->add_option("--timeout-scale", o->run.timeout_scale, "multiply every step and case timeout (a slow target: 2, 5)")
       ->capture_default_str()
-      ->check(CLI::Range(0.1, 100.0));
+      ->check(TimeoutScale());
   cmd->add_option("--seed", o->run.seed, "seed of the run (printed; repeat a run with it)");
-  cmd->add_option("--deadline", o->deadline_s, "overall deadline in seconds (0: none)");
+  cmd->add_option("--deadline", o->deadline_s, "overall deadline in seconds (0: none)")->check(CLI::Range(0, 31536000));
   cmd->add_option("--lobby-fault", o->run.lobby_faults, "embedded lobby only: break one rule (see agentconform lobby --list-faults)");
-  cmd->add_option("--results", o->results_file, "write the JSON results here instead of REPORT_DIR/results.json");
+  cmd->add_option("--results", o->results_file, "write the JSON results here instead of REPORT_DIR/results.json")->check(NonEmpty());
   cmd->add_option("--report", o->report, "report formats: junit,json,html,md (any subset; 'none')")->capture_default_str();
-  cmd->add_option("--report-dir", o->report_dir, "directory of the reports")->capture_default_str();
+  cmd->add_option("--report-dir", o->report_dir, "directory of the reports")->capture_default_str()->check(NonEmpty());
   cmd->add_option("--baseline", o->baseline_file, "known failures (schemas/baseline.schema.json): tolerated; fixed ones fail the run");
   cmd->add_flag("--update-baseline", o->update_baseline, "write the current failures to --baseline FILE (keeps reasons and expiry)");
   cmd->add_option("--fail-on", o->fail_on, "must (default): FAIL gates; should: WARN gates too");

@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "harness/util/redact.hpp"
 #include "reports/text.hpp"
 
 namespace ac::cli {
@@ -21,7 +22,7 @@ std::string pad(std::string s, std::size_t n) {
 // Untrusted text on one line, at most `limit` bytes.
 std::string shown(const std::string& s, std::size_t limit = 160) {
   bool cut = false;
-  std::string t = reports::truncate_utf8(s, limit, &cut);
+  std::string t = reports::truncate_utf8(redact(s), limit, &cut);  // redacted first: a cut must not leave half a secret
   return reports::terminal_safe(t) + (cut ? "..." : "");
 }
 

@@ -6,6 +6,7 @@
 #include "harness/schema/schema_store.hpp"
 #include "harness/util/data_dir.hpp"
 #include "harness/util/read_file.hpp"
+#include "harness/util/redact.hpp"
 
 namespace ac::engine {
 namespace {
@@ -168,6 +169,14 @@ std::string protocol_of_config(const std::string& config_file) {
 
 Expected<TargetConfig, std::string> target_from_document(const TargetDeclaration& d, const Json& doc, const std::string& url,
                                                          const std::string& source) {
+  // Settings declared secret are hidden from here on, before any message could quote them.
+  if (auto it = doc.find("settings"); it != doc.end() && it->is_object()) {
+    for (const auto& [name, decl] : d.settings) {
+      auto v = it->find(name);
+      if (!decl.secret || v == it->end() || v->is_null()) continue;
+      register_secret(v->is_string() ? v->get<std::string>() : v->dump(), name);
+    }
+  }
   if (auto problems = check_against(d, doc); !problems.empty()) {
     return unexpected(source + " does not fit protocol " + d.protocol + " (suites/" + d.protocol + "/target-settings.json, docs/targets.md):" +
                       bullet_list(problems));
@@ -233,6 +242,9 @@ Expected<TargetConfig, std::string> target_from_document(const TargetDeclaration
   }
   if (!missing.empty()) return unexpected(source + ":" + bullet_list(missing));
   if (auto id = proto::parse_protocol(t.protocol)) driver_for(*id).defaults(t);  // adaptations that are logic, not data
+  for (const auto& [name, decl] : d.settings) {
+    if (decl.secret && !t.setting(name).empty()) register_secret(t.setting(name), name);  // declared defaults too
+  }
   return t;
 }
 

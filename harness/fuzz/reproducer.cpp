@@ -1,14 +1,15 @@
 // Reproducer files (agentconform-fuzz-reproducer/1) and the findings of a results document.
-#include <fstream>
-#include <sstream>
 
 #include "harness/fuzz/fuzzer.hpp"
 #include "harness/json/strict_reader.hpp"
+#include "harness/util/read_file.hpp"
+#include "harness/util/redact.hpp"
 
 namespace ac::fuzz {
 namespace {
 
 constexpr const char* kFormat = "agentconform-fuzz-reproducer/1";
+constexpr std::size_t kReproducerLimit = 64u << 20;  // docs/limits.md
 
 Json strings(const std::vector<std::string>& v) {
   Json out = Json::array();
@@ -19,7 +20,7 @@ Json strings(const std::vector<std::string>& v) {
 }  // namespace
 
 Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
-  return Json{{"format", kFormat},
+  Json out{{"format", kFormat},
               {"protocol", protocol_name(options.protocol)},
               {"target", options.target_description},
               {"seed", options.seed},
@@ -33,6 +34,8 @@ Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
               {"placeholders", "${a} ${b} ${c}: agent ids made for each execution; ${uuid:N}, ${now}, tokens: filled when sent"},
               {"steps", steps_to_json(finding.minimized)},
               {"original_steps", steps_to_json(finding.original)}};
+  redact_json(out);  // a reproducer is attached to bug reports: no credential in clear (docs/limits.md)
+  return out;
 }
 
 Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_t number) {
@@ -55,13 +58,11 @@ Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_
 }
 
 Expected<Reproducer, std::string> load_reproducer(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return unexpected("cannot open " + file.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  auto text = read_file_bounded(file.string(), kReproducerLimit, "a fuzz reproducer");
+  if (!text) return unexpected(text.error());
   json::ReadLimits limits;
-  limits.max_bytes = 64u << 20;
-  auto doc = json::parse_strict(buffer.str(), limits);
+  limits.max_bytes = kReproducerLimit;
+  auto doc = json::parse_strict(*text, limits);
   if (!doc) return unexpected(file.string() + ": " + doc.error().describe());
   const Json& d = *doc;
   if (!d.is_object() || d.value("format", Json()) != kFormat) {

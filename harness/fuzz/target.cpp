@@ -52,13 +52,13 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   std::string error;
   const engine::Declarations* decls = declarations(error);
   if (decls == nullptr) return unexpected(TargetError{2, error});
-  if (!r.url.empty()) {
+  if (!r.url.empty() || !r.config_file.empty()) {  // target.json alone may name the target: never ignored
     if (!r.faults.empty()) return unexpected(TargetError{2, "--lobby-fault applies to the embedded lobby only, not to --target"});
     auto resolved = engine::resolve_target(*decls, {protocol, r.url, r.config_file});
     if (!resolved) return unexpected(TargetError{2, resolved.error()});
     t = std::move(*resolved);
     if (t.kind != "remote") return unexpected(TargetError{2, "the fuzzer speaks to network targets (http://, https://, ws://, wss://)"});
-    out.description = {{"kind", "remote"}, {"url", r.url}};
+    out.description = {{"kind", "remote"}, {"url", t.url}};
     return out;
   }
   for (const auto& f : r.faults) {
