@@ -45,9 +45,10 @@
 // A registration refused during a connect ends the connect as refused with that HTTP status.
 //
 // Variables: ${a.id}; ${a.token}, ${a.expires_at} after a's registration; ${lobby_id};
-// ${protocol_version}; ${api_key}; ${agent_type}; ${rate_limit.messages},
-// ${rate_limit.burst} (messages + 5); ${invoke_timeout_ms}; ${oversize_text} (a string of
-// max_message_bytes + 1 characters, defined only in cases that mention it).
+// ${protocol_version}; ${api_key}; ${api_key_location} (settings.api_key_location, default
+// "body"); ${agent_type}; ${rate_limit.messages}, ${rate_limit.burst} (messages + 5);
+// ${invoke_timeout_ms}; ${oversize_text} (a string of max_message_bytes + 1 characters, defined
+// only in cases that mention it).
 //
 // Filling a message template (send steps): message_id (fresh UUIDv4), protocol_version,
 // sender_id (the agent's id), receiver_id (the lobby_id for REGISTER_CLIENT, UNREGISTER_CLIENT,
@@ -162,6 +163,7 @@ class AlpDriver final : public Driver {
     const TargetConfig& t = env.target;
     env.vars.set("protocol_version", t.setting("protocol_version", "0.2.0"));
     env.vars.set("agent_type", t.setting("agent_type", "agentconform-mock"));
+    env.vars.set("api_key_location", t.setting("api_key_location", "body"));
     if (t.settings.contains("api_key")) env.vars.set("api_key", t.settings["api_key"]);
     if (!env.vars.has("lobby_id") && t.settings.contains("lobby_id")) env.vars.set("lobby_id", t.settings["lobby_id"]);
     const auto rate = setting_int(t, "rate_limit_messages", 1000);
