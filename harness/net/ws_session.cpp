@@ -214,7 +214,9 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
       base = inbox_.data();
       size = inbox_.size();
     }
-    const std::size_t used = reader_.consume(base, size, [this](const wire::Event& e) { on_event(e); });
+    // One reference for the whole batch (the handler takes the Peer by shared_ptr).
+    const std::shared_ptr<Peer> self = this->shared_from_this();
+    const std::size_t used = reader_.consume(base, size, [this, &self](const wire::Event& e) { on_event(e, self); });
     if (base == inbox_.data()) {
       inbox_.erase(0, used);
       if (inbox_.empty()) std::string().swap(inbox_);
@@ -224,7 +226,7 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
     return !finished_ && !reader_.failed() && !peer_closed_;
   }
 
-  void on_event(const wire::Event& e) {
+  void on_event(const wire::Event& e, const std::shared_ptr<Peer>& self) {
     using Kind = wire::Event::Kind;
     switch (e.kind) {
       case Kind::text:
@@ -232,7 +234,7 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
         if (close_queued_ || finished_) return;  // we are closing: what the peer still sends is moot
         shared().frames_in.fetch_add(1, std::memory_order_relaxed);
         try {
-          handler_->on_message(this->shared_from_this(), e.data, e.kind == Kind::binary);
+          handler_->on_message(self, e.data, e.kind == Kind::binary);
         } catch (const std::exception&) {
           begin_close(close_code::internal_error, "handler failed", false, false);
         }

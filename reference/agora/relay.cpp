@@ -251,10 +251,23 @@ void Relay::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view 
   if (conn_raw == nullptr) return;
   if (fast_path_ && !binary) {
     std::string_view to, stream_id, chunk;
-    if (scan_send_chunk(frame, to, stream_id, chunk)) {
+    // from_json is written when the connection registers, which happens on this connection
+    // before any of its frames is handled: it can be read before taking the lock.
+    if (!conn_raw->from_json.empty() && scan_send_chunk(frame, to, stream_id, chunk)) {
+      // The codec path's bytes: ForwardChunk as JSON, members sorted (chunk, from, stream_id, type),
+      // built before the lock is taken.
+      std::string out;
+      out.reserve(chunk.size() + stream_id.size() + conn_raw->from_json.size() + 56);
+      out += "{\"chunk\":\"";
+      out += chunk;
+      out += "\",\"from\":";
+      out += conn_raw->from_json;
+      out += ",\"stream_id\":\"";
+      out += stream_id;
+      out += "\",\"type\":\"message_chunk\"}";
       std::lock_guard lock(mutex_);
       if (!conn_raw->refusal.empty() || conn_raw->closed) return;
-      if (conn_raw->registered && fast_chunk(*conn_raw, to, stream_id, chunk)) return;
+      if (conn_raw->registered && fast_chunk(*conn_raw, to, stream_id, out)) return;
       // Not for the fast path (no such stream, the recipient left, ...): the codec path answers.
     }
   }
@@ -412,22 +425,12 @@ std::string Relay::forwarded(const Conn& sender, const Message& msg) const {
   return pa::encode(*out);
 }
 
-bool Relay::fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string_view chunk) {
+bool Relay::fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string& forwarded) {
   OpenStream* stream = sender.streams.find(StreamKey{Family::send, std::string(stream_id)});
   if (stream == nullptr || stream->to != to) return false;
   auto target = stream->target.lock();
   if (!target || !reachable(*target)) return false;
-  // The codec path's bytes: ForwardChunk as JSON, members sorted (chunk, from, stream_id, type).
-  std::string out;
-  out.reserve(chunk.size() + stream_id.size() + sender.from_json.size() + 56);
-  out += "{\"chunk\":\"";
-  out += chunk;
-  out += "\",\"from\":";
-  out += sender.from_json;
-  out += ",\"stream_id\":\"";
-  out += stream_id;
-  out += "\",\"type\":\"message_chunk\"}";
-  deliver_routed(sender, *target, std::move(out));
+  deliver_routed(sender, *target, std::move(forwarded));
   ++fast_chunks_;
   return true;
 }
@@ -466,7 +469,7 @@ void Relay::deliver_routed(Conn& sender, Conn& to, std::string frame) {
 // ---------------------------------------------------------------------------------------------
 // Load-only faults (kind "load" in faults.json): what a relay gets wrong only under load. No
 // conformance case sends a thousand chunks on a connection or 500 a second, so `run` never sees
-// them; `agentconform load` does (tests/load/load_faults_test.cpp).
+// them; `agentconform load` does (tests/load/load_cli_test.cpp, LoadFaults).
 
 bool Relay::busy(Conn& sender) {
   const auto now = context_.clock();

@@ -90,9 +90,10 @@ class Relay final : public net::WsHandler {
   void send_error(Conn& to, const std::string& code, const std::string& text, std::optional<std::string> stream_id);
   void unknown_recipient(Conn& sender, const std::string& to, const std::optional<std::string>& stream_id);
   void invalid_frame(Conn& sender, const std::string& text);
-  // The send_chunk fast path (README "The send_chunk fast path"): true when it relayed the chunk;
-  // false leaves the frame to the codec path. Requires mutex_.
-  bool fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string_view chunk);
+  // The send_chunk fast path (README "The send_chunk fast path"): relays `forwarded` (the frame
+  // the codec path would write) and returns true, or returns false and leaves the frame to the
+  // codec path. Requires mutex_.
+  bool fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string& forwarded);
   // Load-only faults: true when the fault consumed the chunk (dropped, held, sent elsewhere).
   bool load_fault(Conn& sender, Conn& target, OpenStream& stream, std::string& frame);
   bool busy(Conn& sender);  // relays 500 or more chunks a second
