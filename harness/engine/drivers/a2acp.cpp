@@ -344,7 +344,12 @@ class A2acpDriver final : public Driver {
     Json body = {{"agent_id", sub}, {"target_agent_id", aud}, {"requested_capabilities", caps}};
     if (!env.target.setting("api_key").empty()) body[api_key_member(env.target)] = env.target.setting("api_key");
     if (sub == agent.id && agent.props.contains("domain")) body["domain"] = agent.props["domain"];
+    // A token is the harness's set-up, not the behaviour under test: a slow auth service (a
+    // loaded CI machine) gets five step timeouts before the case becomes an ERROR.
+    const auto step_timeout = env.step_timeout;
+    env.step_timeout = step_timeout * 5;
     auto r = http_json(env, "POST", env.target.path("token"), {}, body.dump());
+    env.step_timeout = step_timeout;
     if (!r) return unexpected("the auth service gave no token for sub " + sub + ", aud " + aud + ": " + r.error());
     if (!r->is_object() || !r->contains("token") || !(*r)["token"].is_string()) {
       return unexpected("the auth service answered without a token: " + r->dump());
