@@ -35,6 +35,6 @@ mkdir -p "$cfl/src" "$cfl/work" "$cfl/out"
   export CFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
   export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$cfl/src WORK=$cfl/work OUT=$cfl/out
   .clusterfuzzlite/build.sh
-  fuzz/smoke_out.sh "$OUT" 12 6
+  fuzz/smoke_out.sh "$OUT" 8 5
 )
 stage_done "libFuzzer build and smoke"
