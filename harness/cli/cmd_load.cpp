@@ -14,11 +14,15 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/embedded/embedded.hpp"
 #include "harness/engine/driver.hpp"
+#include "harness/engine/target.hpp"
+#include "harness/engine/target_decl.hpp"
 #include "harness/load/runner.hpp"
 #include "reference/lobby/lobby.hpp"
 #include "reports/load_report.hpp"
 #include "reports/text.hpp"
+#include "harness/util/data_dir.hpp"
 
 namespace ac::cli {
 namespace {
@@ -126,30 +130,24 @@ int run(LoadCli& o, CLI::App& cmd) {
   if (!o.lobby_faults.empty() && !o.target.empty()) return fail("--lobby-fault applies to the embedded lobby only (no --target)", 2);
 
   // The target: a third party's, as target.json says, or the embedded reference lobby.
-  const engine::Driver& driver = engine::driver_for(*protocol);
-  engine::TargetConfig& t = lo.target;
-  t.protocol = o.protocol;
-  t.timeout_scale = o.timeout_scale;
+  auto declarations = engine::Declarations::load(data_dir() / "suites");
+  if (!declarations) return fail(declarations.error(), 3);
   std::unique_ptr<ref::Lobby> lobby;
-  if (o.target.empty()) {
-    ref::LobbyConfig config;
+  if (o.target.empty() && o.config.empty()) {
+    ref::LobbyConfig config = embedded::lobby_config({o.protocol}, {o.lobby_faults.begin(), o.lobby_faults.end()});
     config.threads = 2;
-    for (const auto& f : o.lobby_faults) config.faults.insert(f);
+    // Lifted limits: the embedded lobby's conformance set-up wants them small, a load run wants none.
     nlohmann::json& section = config.protocols[o.protocol];
-    section = nlohmann::json::object();
-    // Lifted limits: the embedded lobby's tests want them small, a load run wants none.
     if (*protocol == proto::ProtocolId::alp) {
       section["token_ttl_s"] = 86400;
       section["rate_limit_messages"] = 0;
     }
-    driver.configure_embedded(config);
-    if (*protocol == proto::ProtocolId::agentprotocol) config.protocols["agentprotocol"]["rate_limit"] = false;
+    if (*protocol == proto::ProtocolId::agentprotocol) section["rate_limit"] = false;
     if (*protocol == proto::ProtocolId::a2acp) {
-      nlohmann::json& a = config.protocols["a2acp"];
-      a["rate_limit_per_agent"] = 0;
-      a["rate_limit_per_collaboration"] = 0;
-      a["rate_limit_global"] = 0;
-      a["max_pending_requests_per_collaboration"] = 65536;
+      section["rate_limit_per_agent"] = 0;
+      section["rate_limit_per_collaboration"] = 0;
+      section["rate_limit_global"] = 0;
+      section["max_pending_requests_per_collaboration"] = 65536;
     }
     auto started = ref::Lobby::start(config);
     if (!started) {
@@ -157,23 +155,18 @@ int run(LoadCli& o, CLI::App& cmd) {
       return fail(std::string(bad_fault ? "--lobby-fault: " : "cannot start the embedded reference lobby: ") + started.error(), bad_fault ? 2 : 3);
     }
     lobby = std::move(*started);
-    t.kind = "embedded";
-    t.url = lobby->http_url();
-    t.http_base = lobby->http_url();
-    t.ws_base = lobby->ws_url();
-    driver.defaults(t);
-    t.features = driver.reference_features();
-    driver.embedded_settings(lobby->config(), t);
+    auto t = embedded::target_for(*declarations, o.protocol, lobby->config(), lobby->http_url(), lobby->ws_url());
+    if (!t) return fail("the embedded lobby's target: " + t.error(), 3);
+    lo.target = std::move(*t);
     lo.target_info = {{"kind", "embedded"}, {"url", lobby->http_url()}, {"faults", o.lobby_faults}};
   } else {
-    if (auto r = engine::apply_target_url(t, o.target, driver.primary_path()); !r) return fail("--target: " + r.error(), 2);
-    if (t.kind != "remote") return fail("--target: load needs a network target (ws://, wss://, http:// or https://)", 2);
-    if (!o.config.empty()) {
-      if (auto r = engine::apply_target_file(t, o.config); !r) return fail("--config: " + r.error(), 2);
-    }
-    driver.defaults(t);
-    lo.target_info = {{"kind", "remote"}, {"url", o.target}};
+    auto t = engine::resolve_target(*declarations, {o.protocol, o.target, o.config});
+    if (!t) return fail(t.error(), 2);
+    if (t->kind != "remote") return fail("--target: load needs a network target (ws://, wss://, http:// or https://)", 2);
+    lo.target = std::move(*t);
+    lo.target_info = {{"kind", "remote"}, {"url", lo.target.url}};
   }
+  lo.target.timeout_scale = o.timeout_scale;
 
   const std::string label = lobby ? "the embedded reference lobby" : o.target;
   if (!o.quiet) {
