@@ -138,6 +138,7 @@ int run(LoadCli& o, CLI::App& cmd) {
     config.threads = 2;
     // Lifted limits: the embedded lobby's conformance set-up wants them small, a load run wants none.
     nlohmann::json& section = config.protocols[o.protocol];
+    if (!section.is_object()) section = nlohmann::json::object();
     if (*protocol == proto::ProtocolId::alp) {
       section["token_ttl_s"] = 86400;
       section["rate_limit_messages"] = 0;
@@ -161,7 +162,7 @@ int run(LoadCli& o, CLI::App& cmd) {
     lo.target_info = {{"kind", "embedded"}, {"url", lobby->http_url()}, {"faults", o.lobby_faults}};
   } else {
     auto t = engine::resolve_target(*declarations, {o.protocol, o.target, o.config});
-    if (!t) return fail(t.error(), 2);
+    if (!t) return fail((o.config.empty() ? "--target: " : "--target/--config: ") + t.error(), 2);
     if (t->kind != "remote") return fail("--target: load needs a network target (ws://, wss://, http:// or https://)", 2);
     lo.target = std::move(*t);
     lo.target_info = {{"kind", "remote"}, {"url", lo.target.url}};

@@ -25,12 +25,17 @@ Description describe(const ref::LobbyConfig& c) {
                    {"admin_token", c.admin_token},
                    {"max_message_bytes", c.max_message_bytes},
                    {"token_ttl_ms", s.value("token_ttl_ms", s.value("token_ttl_s", std::int64_t{3600}) * 1000)},
-                   {"rate_limit_messages", s.value("rate_limit_messages", std::int64_t{1000})},
                    {"invoke_timeout_ms", c.scaled(std::chrono::milliseconds(s.value("invoke_timeout_ms", std::int64_t{60000}))).count()}};
   if (!c.api_keys.empty()) settings["api_key"] = c.api_keys.front();
+  Json features = {"alp.token-expiry", "alp.input-schema-validation", "alp.broadcast-admin", "alp.roles"};
+  // 0 turns the limit off (agentconform load does): then the lobby has no rate limit to claim.
+  const std::int64_t rate = s.value("rate_limit_messages", std::int64_t{1000});
+  if (rate > 0) {
+    settings["rate_limit_messages"] = rate;
+    features.push_back("alp.rate-limit");
+  }
   Description d;
-  d.document = {{"settings", settings},
-                {"features", {"alp.token-expiry", "alp.rate-limit", "alp.input-schema-validation", "alp.broadcast-admin", "alp.roles"}}};
+  d.document = {{"settings", settings}, {"features", features}};
   return d;
 }
 
