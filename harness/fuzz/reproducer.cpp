@@ -34,7 +34,15 @@ Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
               {"placeholders", "${a} ${b} ${c}: agent ids made for each execution; ${uuid:N}, ${now}, tokens: filled when sent"},
               {"steps", steps_to_json(finding.minimized)},
               {"original_steps", steps_to_json(finding.original)}};
-  redact_json(out);  // a reproducer is attached to bug reports: no credential in clear (docs/limits.md)
+  // Everything but the steps is redacted. The steps keep what they send (an API key the lobby
+  // needs to register an agent) or the reproducer would not replay; docs/limits.md says so.
+  Json steps = std::move(out["steps"]);
+  Json original = std::move(out["original_steps"]);
+  out.erase("steps");
+  out.erase("original_steps");
+  redact_json(out);
+  out["steps"] = std::move(steps);
+  out["original_steps"] = std::move(original);
   return out;
 }
 
