@@ -124,7 +124,12 @@ Gate evaluate(const Json& results, const Baseline* baseline, Policy policy, std:
     ran.insert(id);
     const BaselineEntry* entry = baseline ? baseline->find(id) : nullptr;
     if (!failing(verdict, policy)) {
-      if (entry) g.fixed.push_back(gate_case(c, "baselined (" + entry->reason + ") but now " + verdict));
+      // An entry records a verdict: a case that still gets it is not fixed, whatever the policy.
+      // (A WARN entry of a baseline made under --fail-on should is unchanged behaviour under
+      // --fail-on must, which does not gate WARN: neither tolerated nor "now passes".)
+      if (entry && entry->verdict != verdict) {
+        g.fixed.push_back(gate_case(c, "baselined (" + entry->reason + ") but now " + verdict));
+      }
       continue;
     }
     if (entry && entry->verdict == verdict) {
@@ -200,8 +205,10 @@ Baseline update_baseline(const Baseline* old, const Json& results, Policy policy
     const std::string id = str(c, "id");
     const std::string verdict = str(c, "verdict");
     ran.insert(id);
-    if (!failing(verdict, policy)) continue;
     const BaselineEntry* previous = old ? old->find(id) : nullptr;
+    // Not failing under this policy: dropped, unless the case still gets the verdict its entry
+    // records (a WARN kept under --fail-on must, so a later --fail-on should run still has it).
+    if (!failing(verdict, policy) && !(previous && previous->verdict == verdict)) continue;
     BaselineEntry e;
     if (previous) {
       e = *previous;

@@ -8,6 +8,8 @@
 //   - a FAIL/WARN baselined with another verdict (WARN became FAIL, ...)          -> exit 1
 //   - a baselined case that no longer fails is "fixed" and fails the run until
 //     the baseline is updated (--update-baseline), so baselines cannot go stale -> exit 1
+//     (a case that still gets the verdict its entry records is not fixed, even where the
+//     policy does not gate that verdict: a WARN entry under --fail-on must)
 //   - a case in ERROR (harness or target problem) not baselined as ERROR          -> exit 3
 //   - the target was unreachable                                                  -> exit 3
 //   - otherwise                                                                   -> exit 0
@@ -81,7 +83,8 @@ Json to_json(const Gate& gate);
 
 // The baseline after --update-baseline: every failing case of the run, keeping the reason,
 // expiry and date of entries that already existed; entries of cases that no longer fail are
-// dropped; entries of cases that did not run are kept (the run may have been filtered).
+// dropped, except where the case still gets the entry's verdict (a WARN entry under
+// --fail-on must); entries of cases that did not run are kept (the run may have been filtered).
 // Expired entries keep their expiry: extending one is a deliberate edit, not a side effect.
 Baseline update_baseline(const Baseline* old, const Json& results, Policy policy, std::string_view today);
 

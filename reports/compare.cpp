@@ -27,10 +27,28 @@ std::vector<std::pair<std::string, Row>> rows(const Json& results) {
   return out;
 }
 
+// What kept a run from running whole, one line per fact ("" members are absent).
+void notes_of(const Json& results, const char* which, std::vector<std::string>& notes) {
+  if (!results.is_object()) return;
+  const std::string w = which;
+  if (const std::string e = str(results, "setup_error"); !e.empty()) {
+    notes.push_back(w + ": setup error, no case ran: " + e.substr(0, e.find('\n')));
+  }
+  if (const std::string i = str(results, "interrupted"); !i.empty()) {
+    notes.push_back(w + ": interrupted by " + i + "; its cases not run are ERROR");
+  }
+  if (auto d = results.find("target_down"); d != results.end() && d->is_object()) {
+    notes.push_back(w + ": the target stopped answering during " + str(*d, "detected_in") + "; its cases not run are ERROR");
+  }
+}
+
 }  // namespace
 
 Comparison compare(const Json& old_results, const Json& new_results, Policy policy) {
   Comparison out;
+  notes_of(old_results, "OLD", out.notes);
+  notes_of(new_results, "NEW", out.notes);
+  out.new_setup_error = new_results.is_object() && !str(new_results, "setup_error").empty();
   std::map<std::string, Row> old_rows;
   for (auto& [id, r] : rows(old_results)) old_rows.emplace(id, std::move(r));
   std::map<std::string, bool> seen;
@@ -75,11 +93,13 @@ Json to_json(const Comparison& c) {
     return a;
   };
   return {{"regressions", list(c.regressions)}, {"fixes", list(c.fixes)}, {"changed", list(c.changed)},
-          {"added", list(c.added)}, {"removed", list(c.removed)}, {"unchanged", c.unchanged}, {"exit_code", c.exit_code()}};
+          {"added", list(c.added)}, {"removed", list(c.removed)}, {"unchanged", c.unchanged}, {"notes", c.notes},
+          {"exit_code", c.exit_code()}};
 }
 
 std::string to_text(const Comparison& c) {
   std::ostringstream out;
+  for (const auto& n : c.notes) out << "note: " << terminal_safe(n) << "\n";
   auto section = [&out](const char* name, const std::vector<Change>& v) {
     if (v.empty()) return;
     out << name << " (" << v.size() << "):\n";
@@ -96,6 +116,7 @@ std::string to_text(const Comparison& c) {
   section("removed cases", c.removed);
   out << c.regressions.size() << " new failures, " << c.fixes.size() << " fixed, " << c.changed.size() << " changed, "
       << c.added.size() << " added, " << c.removed.size() << " removed, " << c.unchanged << " unchanged\n";
+  if (c.new_setup_error) out << "NEW stopped at its preflight (setup error): it tested nothing, so it cannot be compared (exit 3)\n";
   return out.str();
 }
 

@@ -32,14 +32,26 @@ std::string css(const std::string& verdict) {
   return verdict == "NOT_APPLICABLE" ? "NA" : "other";
 }
 
-std::string badge(const std::string& verdict) {
+}  // namespace
+
+std::string html::badge(const std::string& verdict) {
   return "<span class=\"badge b-" + css(verdict) + "\">" +
          h(verdict == "NOT_APPLICABLE" ? "N/A" : verdict.empty() ? "none" : verdict) + "</span>";
 }
 
-std::string case_anchor(std::size_t source, std::string_view id) {
+std::string html::case_anchor(std::size_t source, std::string_view id) {
   return (source == 0 ? std::string("case-") : "s" + std::to_string(source) + "-case-") + anchor(id);
 }
+
+std::string html::case_link(const RunView& run, std::size_t source, const std::string& id) {
+  if (!run.case_by_id.count(id)) return "<span class=\"case-id\">" + h(id) + "</span>";
+  return "<a href=\"#" + case_anchor(source, id) + "\">" + h(id) + "</a>";
+}
+
+namespace {
+
+using html::badge;
+using html::case_anchor;
 
 std::string fixed1(double d) {
   char buf[32];
@@ -191,7 +203,8 @@ void write_matrix(std::ostringstream& out, const RunView& run, std::size_t sourc
     for (const auto& [id, _] : r.cases) search += " " + id;
     out << "<tr class=\"filter-row req-row\" data-protocol=\"" << h(r.protocol) << "\" data-status=\"" << h(r.status)
         << "\" data-text=\"" << h(search) << "\"><td><b>" << h(r.id) << "</b><br><span class=\"quote\">&#8220;" << h(r.text)
-        << "&#8221;</span></td><td>" << h(r.level) << "</td><td>" << h(r.spec) << " " << h(r.section) << "</td><td>"
+        << "&#8221;</span></td><td>" << h(r.level) << (r.is_reading() ? " <span class=\"tag reading\">reading</span>" : "")
+        << "</td><td>" << h(r.spec) << " " << h(r.section) << "</td><td>"
         << badge(r.status) << "</td><td>";
     if (r.cases.empty()) out << "<span class=\"meta\">no case</span>";
     for (const auto& [id, verdict] : r.cases) {
@@ -245,11 +258,31 @@ void write_transcript(std::ostringstream& out, const CaseView& c, const Limits& 
   if (!failing_case) budget = bytes >= budget ? 0 : budget - bytes;
 }
 
+// The requirements of a case with level, section and quoted sentence; readings marked as such.
+void write_requirements(std::ostringstream& out, const std::vector<std::string>& ids, const CaseView& c, const RunView& run,
+                        const char* css_class) {
+  out << "<ul class=\"" << css_class << "\">";
+  for (const auto& id : ids) {
+    out << "<li><b>" << h(id) << "</b>";
+    if (auto it = run.requirement_by_id.find(id); it != run.requirement_by_id.end()) {
+      const RequirementView& r = *it->second;
+      out << " " << h(r.level) << ", " << h(r.spec) << " " << h(r.section) << " &#8212; <span class=\"quote\">&#8220;" << h(r.text)
+          << "&#8221;</span>";
+    }
+    if (run.is_reading(id, c)) out << " <span class=\"tag reading\">" << h(run.reading_label()) << "</span>";
+    out << "</li>";
+  }
+  out << "</ul>\n";
+}
+
 void write_case(std::ostringstream& out, const CaseView& c, const RunView& run, std::size_t source, const Limits& limits,
                 const std::map<std::string, std::pair<std::string, bool>>& tags, std::size_t& budget) {
   std::string search = c.id + " " + c.title + " " + c.reason + " " + c.protocol + " " + c.suite + " " + c.level + " " + c.description;
   for (const auto& r : c.requirements) search += " " + r;
   for (const auto& t : c.tags) search += " " + t;
+  search += " " + c.root_cause + " " + c.na_cause;
+  const bool reading = c.reading && (c.verdict == "FAIL" || c.verdict == "WARN");
+  if (reading) search += " reading";
   const bool open = c.verdict == "FAIL" || c.verdict == "ERROR";
   out << "<details class=\"case v-" << css(c.verdict) << "\" id=\"" << case_anchor(source, c.id) << "\" data-verdict=\""
       << h(c.verdict) << "\" data-protocol=\"" << h(c.protocol) << "\" data-suite=\"" << h(c.suite) << "\" data-text=\""
@@ -259,6 +292,7 @@ void write_case(std::ostringstream& out, const CaseView& c, const RunView& run, 
   if (auto it = tags.find(c.id); it != tags.end()) {
     out << "<span class=\"tag" << (it->second.second ? " gated" : "") << "\">" << h(it->second.first) << "</span>";
   }
+  if (reading) out << "<span class=\"tag reading\">" << h(run.reading_label()) << "</span>";
   out << "</summary>\n<div class=\"case-body\">\n";
   if (!c.reason.empty()) out << "<p><b>Reason:</b> " << h(c.reason) << "</p>\n";
   out << "<p class=\"meta\"><span>file " << h(c.file) << "</span><span>role " << h(c.role) << "</span><span>started "
@@ -269,19 +303,34 @@ void write_case(std::ostringstream& out, const CaseView& c, const RunView& run, 
     out << "</span>";
   }
   out << "</p>\n";
-  if (!c.requirements.empty()) {
-    out << "<ul class=\"reqs\">";
-    for (const auto& id : c.requirements) {
-      out << "<li><b>" << h(id) << "</b>";
-      if (auto it = run.requirement_by_id.find(id); it != run.requirement_by_id.end()) {
-        const RequirementView& r = *it->second;
-        out << " " << h(r.level) << ", " << h(r.spec) << " " << h(r.section) << " &#8212; <span class=\"quote\">&#8220;"
-            << h(r.text) << "&#8221;</span>";
-      }
-      out << "</li>";
-    }
-    out << "</ul>\n";
+  // A FAIL/WARN blames the requirements its failing step checks; the case's others were not
+  // reached and are listed apart, so nobody reads them as violated.
+  const bool failed = c.verdict == "FAIL" || c.verdict == "WARN";
+  const auto& blamed = failed ? c.blamed_or_all() : c.requirements;
+  if (!blamed.empty()) {
+    if (failed) out << "<p class=\"blamed-title\"><b>" << (blamed.size() == 1 ? "Blamed requirement" : "Blamed requirements") << "</b></p>\n";
+    write_requirements(out, blamed, c, run, failed ? "reqs blamed" : "reqs");
   }
+  if (failed && !c.blamed.empty()) {
+    const std::set<std::string> blamed_set(c.blamed.begin(), c.blamed.end());  // a hand-edited file may list many
+    std::vector<std::string> others;
+    for (const auto& id : c.requirements) {
+      if (!blamed_set.count(id)) others.push_back(id);
+    }
+    if (!others.empty()) {
+      out << "<p class=\"meta\">Also covered by this case, not judged here (the case stopped before checking them):</p>\n";
+      write_requirements(out, others, c, run, "reqs not-judged");
+    }
+  }
+  if (!c.root_cause.empty()) {
+    out << "<p class=\"root-cause\"><b>Root cause:</b> " << h(c.root_cause);
+    if (auto it = run.root_cause_by_cause.find(c.root_cause); it != run.root_cause_by_cause.end()) {
+      out << " <a href=\"#root-causes" << (source ? "-s" + std::to_string(source) : std::string()) << "\">shared by "
+          << it->second->count << " cases</a>";
+    }
+    out << "</p>\n";
+  }
+  if (!c.na_cause.empty() && c.na_cause != c.reason) out << "<p><b>N/A group:</b> " << h(c.na_cause) << "</p>\n";
   if (!c.description.empty()) out << "<p class=\"description\">" << h(c.description) << "</p>\n";
   if (c.steps && !c.steps->empty()) {
     // The failing step's top-level index (1-based) from its path "3" or "4.repeat[2].1".
@@ -404,6 +453,7 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
     header << (views.front()->fuzz_only() ? "<h1>agentconform fuzzing report</h1>\n" : "<h1>agentconform conformance report</h1>\n");
     write_meta(header, *views.front());
     write_gate(header, *views.front(), 0);
+    html::write_banners(header, *views.front(), 0);
   } else {
     header << "<h1>agentconform: " << views.size() << " result sets side by side</h1>\n<ol class=\"sources\">";
     for (std::size_t i = 0; i < views.size(); ++i) {
@@ -414,8 +464,12 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
     header << "</ol>\n";
   }
 
+  // Nothing to filter (every source stopped at its preflight): no filter bar, whose verdict
+  // counts of zero would read like a result.
+  bool anything = false;
+  for (const auto& v : views) anything |= !v->cases.empty() || v->has_fuzz();
   std::string verdict_filters;
-  for (const auto& v : verdict_order()) {
+  for (const auto& v : anything ? verdict_order() : std::vector<std::string>{}) {
     verdict_filters += "<label><input type=\"checkbox\" name=\"verdict\" value=\"" + h(v) + "\" checked> " + badge(v) +
                        " <span class=\"count\" data-verdict=\"" + h(v) + "\">" + std::to_string(counts[v]) + "</span></label>";
   }
@@ -432,9 +486,22 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
     if (views.size() > 1) {
       body << "<h2>" << h(sources[i].label) << "</h2>\n";
       write_gate(body, run, i);
+      html::write_banners(body, run, i);
+    }
+    html::write_preflight(body, run, i, limits);
+    // A setup error ran no case: no verdict table (it would read as a pass with nothing in it).
+    const bool setup_only = run.is_setup_error() && run.cases.empty();
+    if (setup_only && !run.has_fuzz()) {
+      body << "<p class=\"meta\">No case ran: the preflight found the target not set up (see above), so there is no verdict "
+              "to show.</p>\n</section>\n";
+      continue;
     }
     // A fuzzing run without conformance cases shows its findings only (no empty case tables).
-    if (!run.fuzz_only()) write_summary(body, run);
+    if (!run.fuzz_only()) {
+      write_summary(body, run);
+      html::write_coverage(body, run, i);
+      html::write_groups(body, run, i);
+    }
     html::write_fuzz(body, run, i, limits);
     if (!run.fuzz_only()) {
       body << "<h3>Cases</h3>\n";
@@ -462,6 +529,7 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
                     {"VERDICT_FILTERS", verdict_filters},
                     {"PROTOCOL_OPTIONS", protocol_options},
                     {"SUITE_OPTIONS", suite_options},
+                    {"FILTERS_ATTR", anything ? "" : " hidden"},
                     {"BODY", body.str()}});
 }
 

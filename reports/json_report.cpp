@@ -3,12 +3,14 @@
 // why the run passed or failed.
 #include "reports/report.hpp"
 
+#include "harness/util/redact.hpp"
+
 namespace ac::reports {
 
 std::string render_json(const Json& doc, const Gate* gate) {
-  if (!gate) return doc.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
   Json copy = doc;
-  copy["gate"] = to_json(*gate);
+  if (gate) copy["gate"] = to_json(*gate);
+  redact_json(copy);  // a published file: no credential in clear (harness/util/redact.hpp)
   return copy.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 

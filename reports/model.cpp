@@ -96,6 +96,10 @@ std::unique_ptr<RunView> view_of(const Json& doc) {
       if (auto t = c.find("transcript"); t != c.end() && t->is_array()) k.transcript = &*t;
       if (auto st = c.find("steps"); st != c.end() && st->is_array()) k.steps = &*st;
       k.description = str(c, "description");
+      k.blamed = strings(c, "blamed");
+      k.reading = flag(c, "reading");
+      k.na_cause = str(c, "na_cause");
+      k.root_cause = str(c, "root_cause");
       v->cases.push_back(std::move(k));
     }
   }
@@ -112,6 +116,7 @@ std::unique_ptr<RunView> view_of(const Json& doc) {
     }
   }
   for (const auto& r : v->requirements) v->requirement_by_id.emplace(r.id, &r);
+  for (const auto& c : v->cases) v->case_by_id.emplace(c.id, &c);
 
   std::map<std::string, ProtocolView> protocols;
   for (const auto& c : v->cases) {
@@ -138,6 +143,7 @@ std::unique_ptr<RunView> view_of(const Json& doc) {
     v->protocols.push_back(std::move(p));
   }
   read_fuzz_members(doc, *v);
+  read_run_members(doc, *v);
   return v;
 }
 

@@ -57,16 +57,68 @@ struct FailedStepView {
 struct CaseView {
   std::string id, title, protocol, suite, file, role, level, verdict, reason, started_at;
   std::vector<std::string> requirements, tags;
+  // FAIL/WARN: the requirements the failing step checks (the engine's "blamed"); empty when the
+  // document has none (then the case's requirements stand for them, see blamed_or_all()).
+  std::vector<std::string> blamed;
+  bool reading = false;    // every blamed requirement is agentconform's reading of a silent spec
+  std::string na_cause;    // NOT_APPLICABLE: the reason its group shares
+  std::string root_cause;  // FAIL/ERROR: the first failing request and its answer
   double duration_ms = 0;
   std::optional<FailedStepView> failed;
   const Json* transcript = nullptr;  // into the document; null when absent
   const Json* steps = nullptr;       // the case's steps as written (added by `run`); null when absent
   std::string description;
+  const std::vector<std::string>& blamed_or_all() const { return blamed.empty() ? requirements : blamed; }
+  // An ERROR the engine never ran ("not run: the run was interrupted", "not run: the target
+  // stopped answering ..."): reports say so instead of showing it as a judged case.
+  bool not_run() const { return verdict == "ERROR" && reason.rfind("not run", 0) == 0; }
 };
 
 struct RequirementView {
   std::string id, protocol, level, kind, spec, section, text, summary, status;
   std::vector<std::pair<std::string, std::string>> cases;  // case id, verdict
+  bool is_reading() const { return kind == "reading"; }
+};
+
+// One check of a protocol's preflight (passed, failed, skipped, noted).
+struct PreflightCheckView {
+  std::string check, status, detail, fix;
+};
+struct PreflightView {
+  std::string protocol, summary;
+  std::optional<bool> ok;  // absent: computed from the checks (no failed one)
+  std::vector<PreflightCheckView> checks;
+  const Json* transcript = nullptr;  // the probes' wire transcript; null when absent
+  bool passed() const;
+};
+
+// The target stopped answering during a run.
+struct TargetDownView {
+  std::string protocol, detected_in, last_completed;
+};
+
+// MUST coverage: requirements a case judged / requirements that apply to the target.
+struct Tally {
+  long long applicable = 0, tested = 0;
+  double percent = 0;
+};
+struct UntestedView {
+  std::string id, protocol, reason;
+};
+struct CoverageView {
+  std::string side;
+  std::optional<Tally> must, readings;
+  std::map<std::string, std::pair<std::optional<Tally>, std::optional<Tally>>> protocols;  // protocol -> (must, readings)
+  std::vector<UntestedView> untested;
+};
+// "26 of 41 (63.4%)"; not escaped.
+std::string tally_text(const Tally& t);
+
+// Cases grouped by a shared reason (N/A cause, root cause), largest first as the engine wrote them.
+struct GroupView {
+  std::string cause;
+  long long count = 0;  // as written; the case list may be shorter in a hand-edited file
+  std::vector<std::string> cases;
 };
 
 struct ProtocolView {
@@ -134,17 +186,47 @@ struct RunView {
   std::optional<FuzzView> fuzz;          // the "fuzz" member when it is an object
   std::vector<FindingView> findings;     // the object entries of "findings"
   std::size_t findings_total = 0;        // entries of "findings", objects or not
+  // Issue 11: how the run went besides its verdicts. Each is empty when the document lacks it.
+  std::vector<PreflightView> preflight;  // per protocol, sorted by name
+  std::string setup_error;               // the preflight failed: no case ran
+  std::string interrupted;               // "SIGINT" / "SIGTERM"
+  std::optional<TargetDownView> target_down;
+  std::optional<CoverageView> coverage;
+  std::vector<GroupView> not_applicable, root_causes;
+  std::map<std::string, const GroupView*> root_cause_by_cause;  // into root_causes (the first group of each cause)
+  bool strict_readings = false;  // options.strict_readings: readings gate as the MUST they read
+  std::map<std::string, const CaseView*> case_by_id;  // first case of each id
+  // The requirement is a reading: its catalogue kind, or (not in the catalogue) the case says so.
+  bool is_reading(const std::string& requirement, const CaseView& c) const;
+  // The level of a requirement: the catalogue's, else the case's.
+  std::string level_of(const std::string& requirement, const CaseView& c) const;
+  // "reading (gated as SHOULD)", or "reading (gated as MUST: --strict-readings)".
+  std::string reading_label() const;
+  // The preflight check that failed (the first), and its protocol; null when none did.
+  const PreflightCheckView* failed_check(std::string* protocol = nullptr) const;
+  std::size_t not_run_count() const;
+  // An ERROR only because the run was interrupted ("not run: the run was interrupted", or a case
+  // stopped "interrupted before this step": the engine's words, for want of a structured member).
+  bool cut_by_interrupt(const CaseView& c) const {
+    return !interrupted.empty() && c.verdict == "ERROR" && c.reason.find("interrupted") != std::string::npos;
+  }
   // Whether the document comes from the fuzzer: a fuzz member, or findings (the engine writes an
   // empty findings array for every conformance run, which does not count).
   bool has_fuzz() const { return fuzz.has_value() || findings_total > 0; }
   // No conformance case ran: the reports show the fuzzing part only.
   bool fuzz_only() const { return cases.empty() && has_fuzz(); }
+  // The run stopped at the preflight (the engine then writes no case): no verdict table may look
+  // like a pass, and nothing says FAIL.
+  bool is_setup_error() const { return !setup_error.empty(); }
 };
 
 // The view keeps pointers into `doc`; doc must outlive it. Not copyable (pointers into itself).
 std::unique_ptr<RunView> view_of(const Json& doc);
 // The fuzz and findings members of doc into v (part of view_of; fuzz_model.cpp).
 void read_fuzz_members(const Json& doc, RunView& v);
+// The preflight, setup_error, interrupted, target_down, coverage, not_applicable and root_causes
+// members of doc into v (part of view_of; run_model.cpp).
+void read_run_members(const Json& doc, RunView& v);
 
 BoundedTranscript bound_transcript(const Json* transcript, const Limits& limits);
 

@@ -1,5 +1,7 @@
 // Format selection, file helpers and write_reports() (see report.hpp).
 #include "reports/report.hpp"
+#include "harness/util/read_file.hpp"
+#include "harness/util/redact.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -47,27 +49,7 @@ std::string file_name(Format f) {
 }
 
 Expected<std::string, std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return unexpected("cannot open " + path.string() + ": " + std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      ::close(fd);
-      return unexpected("cannot read " + path.string() + ": " + err);
-    }
-    if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      ::close(fd);
-      return unexpected(path.string() + " is larger than " + std::to_string(max_bytes) + " bytes");
-    }
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(fd);
-  return out;
+  return read_file_bounded(path.string(), max_bytes, "a results file");
 }
 
 Expected<bool, std::string> write_text_file(const std::filesystem::path& path, const std::string& bytes) {
@@ -118,6 +100,8 @@ Expected<std::vector<std::filesystem::path>, std::string> write_reports(const st
   std::filesystem::create_directories(dir, ec);
   if (ec) return unexpected("cannot create " + dir.string() + ": " + ec.message());
   if (gate) sources.front().doc["gate"] = to_json(*gate);
+  // Published files: no credential in clear (harness/util/redact.hpp, docs/limits.md).
+  for (auto& s : sources) redact_json(s.doc);
   for (Format f : formats) {
     std::string text;
     switch (f) {

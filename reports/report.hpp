@@ -56,7 +56,9 @@ Expected<std::vector<std::filesystem::path>, std::string> write_reports(const st
                                                                         const Limits& limits = {});
 
 // Bounded file helpers (the library does not depend on the CLI).
-Expected<std::string, std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes = 512u << 20);
+// Results files (compare, report, replay) are read up to kResultsLimit (docs/limits.md).
+inline constexpr std::size_t kResultsLimit = 64u << 20;
+Expected<std::string, std::string> read_text_file(const std::filesystem::path& path, std::size_t max_bytes = kResultsLimit);
 Expected<bool, std::string> write_text_file(const std::filesystem::path& path, const std::string& bytes);
 // Reads and parses a results document (checks the format member).
 Expected<Json, std::string> load_results(const std::filesystem::path& path);

@@ -1,6 +1,8 @@
 // Escaping and truncation for the report writers (see text.hpp).
 #include "reports/text.hpp"
 
+#include "harness/util/redact.hpp"
+
 #include <ctime>
 
 namespace ac::reports {
@@ -145,8 +147,10 @@ std::string md_escape(std::string_view s) {
   return out;
 }
 
-std::string terminal_safe(std::string_view s, bool keep_newlines) {
+std::string terminal_safe(std::string_view text, bool keep_newlines) {
   static constexpr char hex[] = "0123456789abcdef";
+  const std::string redacted = redact(text);  // a terminal line is published too (CI logs)
+  const std::string_view s = redacted;
   std::string out;
   out.reserve(s.size());
   for_each_code_point(s, [&](std::string_view cp) {

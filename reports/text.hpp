@@ -29,7 +29,7 @@ std::string xml_escape(std::string_view s, bool attribute = false);
 // escaped, newlines turned into spaces.
 std::string md_escape(std::string_view s);
 
-// Text for a terminal: invalid UTF-8 repaired, C0/C1 controls and DEL (escape sequences a
+// Text for a terminal: credentials redacted (harness/util/redact.hpp), invalid UTF-8 repaired, C0/C1 controls and DEL (escape sequences a
 // hostile frame could use to rewrite the screen) shown as \xNN; newlines and tabs kept when
 // keep_newlines, otherwise shown as \n and \t.
 std::string terminal_safe(std::string_view s, bool keep_newlines = false);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 checkout:
-#   1. set-up (installs missing Debian packages; idempotent),
+#   1. set-up (`scripts/setup.sh test`: installs missing Debian packages; idempotent),
 #   2. g++ build with ASan+UBSan and every test: unit, property (RapidCheck), CLI,
 #      integration (reference lobby, harness suites, kill matrix, reports),
 #   3. clang-19 build of the libFuzzer targets the way ClusterFuzzLite / OSS-Fuzz builds them
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh
+bash scripts/setup.sh test
 
 # Stage times go to the log, so a slow CI run shows where its minutes went.
 stage_start=$SECONDS
@@ -35,6 +35,6 @@ mkdir -p "$cfl/src" "$cfl/work" "$cfl/out"
   export CFLAGS="-O1 -gline-tables-only -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link"
   export CXXFLAGS="$CFLAGS" LIB_FUZZING_ENGINE=-fsanitize=fuzzer SRC=$cfl/src WORK=$cfl/work OUT=$cfl/out
   .clusterfuzzlite/build.sh
-  fuzz/smoke_out.sh "$OUT" 12 6
+  fuzz/smoke_out.sh "$OUT" 8 5
 )
 stage_done "libFuzzer build and smoke"

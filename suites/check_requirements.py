@@ -107,6 +107,10 @@ def main():
         spec_text = norm(open(spec_file, encoding="utf-8").read()) if os.path.exists(spec_file) else None
         if spec_text is None:
             errors.append(f"{path}: spec {spec_file} not found (text not checked)")
+        # The features live in the protocol's target-settings declaration (scripts/targets_doc.py
+        # validates it); requirements may only name declared ones.
+        declaration = os.path.join(ROOT, "suites", protocol, "target-settings.json")
+        features = json.load(open(declaration, encoding="utf-8")).get("features", {}) if os.path.exists(declaration) else {}
         used = set()
         for e in doc["requirements"]:
             rid = e["id"]
@@ -124,8 +128,8 @@ def main():
                 errors.append(f"{where}: spec {e['spec']!r} != file spec {doc['spec']!r}")
             if e["feature"] is not None:
                 used.add(e["feature"])
-                if e["feature"] not in doc["features"]:
-                    errors.append(f"{where}: feature {e['feature']!r} not declared in features")
+                if e["feature"] not in features:
+                    errors.append(f"{where}: feature {e['feature']!r} not declared in {declaration}")
             if spec_text is not None:
                 for frag in e["text"].split(" … "):
                     if norm(frag) not in spec_text:
@@ -141,7 +145,7 @@ def main():
                     pending.append(rid)
                 elif not cited:
                     errors.append(f"{where}: a reading must cite its reading number in notes")
-        for f in doc["features"]:
+        for f in features:
             if f not in used:
                 errors.append(f"{path}: feature {f!r} declared but used by no requirement")
     for line in errors:

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
 #include "reference/agents/chopsticks_agent.hpp"
 
 namespace ac::cli {
@@ -77,8 +78,8 @@ void add_agent(CLI::App& app, Context& ctx) {
   cmd->add_option("--url", o->url, "the hub's WebSocket URL (default: $AGENTCONFORM_URL + the protocol's path)");
   cmd->add_option("--agent-id", o->agent_id, "agent id")->capture_default_str();
   cmd->add_option("--protocol-version", o->protocol_version, "version announced in hello")->capture_default_str();
-  cmd->add_option("--heartbeat-ms", o->heartbeat_ms, "hello/guilds heartbeat period")->capture_default_str();
-  cmd->add_option("--max-connections", o->max_connections, "connections before giving up (-1: reconnect forever)");
+  cmd->add_option("--heartbeat-ms", o->heartbeat_ms, "hello/guilds heartbeat period")->capture_default_str()->check(CLI::Range(10, 3600000));
+  cmd->add_option("--max-connections", o->max_connections, "connections before giving up (-1: reconnect forever)")->check(CLI::Range(-1, 1000000));
   cmd->add_option("--misbehave", o->misbehave, "break the agent on purpose: never-respond, omit-version (repeatable)");
   cmd->callback([o, &ctx] { ctx.exit_code = run_agent(*o); });
 }

@@ -13,6 +13,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/json/canonical.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -24,13 +25,10 @@ struct CanonOptions {
 int run_canon(const CanonOptions& o) {
   const std::string label = (o.input.empty() || o.input == "-") ? std::string("standard input") : o.input;
   auto input = read_input(o.input);
-  if (!input) {
-    std::cerr << "canon: " << input.error() << "\n";
-    return 2;
-  }
+  if (!input) return report_read_error("canon", input.error());
   auto canon = json::canonicalize_text(*input);
   if (!canon) {
-    std::cerr << "canon: " << label << ": " << canon.error().describe() << "\n";
+    std::cerr << "canon: " << reports::terminal_safe(label + ": " + canon.error().describe()) << "\n";
     return 1;
   }
   // stdio, not iostreams: the bytes go out unchanged and a failed write is detected at fflush.

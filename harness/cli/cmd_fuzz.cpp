@@ -21,12 +21,15 @@
 #include <sstream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
 #include "harness/engine/results.hpp"
 #include "harness/fuzz/fuzz.hpp"
 #include "harness/fuzz/hostile_hub.hpp"
 #include "harness/fuzz/target.hpp"
 #include "harness/protocols/typed/stamp.hpp"
 #include "reports/report.hpp"
+#include "harness/util/redact.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -71,22 +74,9 @@ std::string stamp(double seconds) {
   return buf;
 }
 
-// What a target sent, fit for a terminal: control bytes (escape sequences) as \xNN; newlines and
-// tabs stay.
-std::string printable(const std::string& s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char ch : s) {
-    if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f) {
-      out += "\\x";
-      out += kHex[ch >> 4];
-      out += kHex[ch & 15];
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  return out;
-}
+// What a target sent, fit for a terminal: credentials redacted, control bytes (escape sequences)
+// as \xNN; newlines and tabs stay.
+std::string printable(const std::string& s) { return reports::terminal_safe(s, /*keep_newlines=*/true); }
 
 std::filesystem::path self_executable() {
   std::error_code ec;
@@ -114,7 +104,7 @@ std::optional<int> preflight(fuzz::FuzzTarget& target, fuzz::Protocol protocol) 
   if (target.command) return std::nullopt;
   fuzz::Executor first(target.view, protocol);
   if (auto trip = first.probe()) {
-    std::cerr << "fuzz: the target does not answer the liveness probe: [" << trip->oracle << "] " << trip->signature << ": "
+    std::cerr << "fuzz: the target does not answer the liveness probe: [" << printable(trip->oracle) << "] " << printable(trip->signature) << ": "
               << printable(trip->detail) << "\n";
     target.stop();
     return 3;
@@ -125,7 +115,7 @@ std::optional<int> preflight(fuzz::FuzzTarget& target, fuzz::Protocol protocol) 
 int replay(const FuzzCli& o) {
   auto r = fuzz::load_reproducer(o.replay);
   if (!r) {
-    std::cerr << "fuzz: " << r.error() << "\n";
+    std::cerr << "fuzz: --replay: " << printable(r.error()) << "\n";
     return 2;
   }
   std::vector<std::string> faults = o.lobby_faults;
@@ -137,7 +127,7 @@ int replay(const FuzzCli& o) {
   }
   auto target = open(o, r->protocol, faults);
   if (!target) {
-    std::cerr << "fuzz: " << target.error().message << "\n";
+    std::cerr << "fuzz: " << printable(target.error().message) << "\n";
     return target.error().exit_code;
   }
   if (auto failed = preflight(*target, r->protocol)) return *failed;
@@ -149,7 +139,7 @@ int replay(const FuzzCli& o) {
   fuzz::Guard guard(target->view, r->protocol, target->monitor, go);
   fuzz::Judge judge(executor, &guard);
   std::cout << "replay of " << o.replay << " (" << r->steps.size() << " steps, " << fuzz::protocol_name(r->protocol) << ", target "
-            << target->description.dump() << ")\n";
+            << printable(target->description.dump()) << ")\n";
   // As the fuzzer counted it: from a fresh target, up to three runs (a bug that depends on how
   // the target interleaves connections does not trip every time); the same trip on any run wins.
   std::optional<fuzz::Trip> same, other;
@@ -176,8 +166,8 @@ int replay(const FuzzCli& o) {
   for (const auto& e : executor.transcript()) {
     std::cout << "  " << std::fixed << std::setprecision(1) << std::setw(8) << e.value("t_ms", 0.0) << " ms  " << std::setw(2)
               << e.value("channel", "") << " " << (e.value("direction", "") == "out" ? ">>" : e.value("direction", "") == "in" ? "<<" : "..")
-              << " " << e.value("kind", "") << (e.contains("code") ? " " + std::to_string(e["code"].get<long long>()) : "") << "  "
-              << printable(fuzz::shorten(e.value("data", ""), 300)) << "\n";
+              << " " << printable(e.value("kind", "")) << (e.contains("code") ? " " + std::to_string(e["code"].get<long long>()) : "") << "  "
+              << printable(fuzz::shorten(redact(e.value("data", "")), 300)) << "\n";
   }
   target->stop();
   if (same) {
@@ -258,7 +248,7 @@ int run_fuzz_command(const FuzzCli& o) {
     h.command = o.command;
     h.seed = seed;
     h.duration_s = o.duration_s > 0 ? o.duration_s : 30;
-    h.log = [](const std::string& line) { std::cout << "fuzz --serve: " << line << std::endl; };
+    h.log = [](const std::string& line) { std::cout << "fuzz --serve: " << printable(line) << std::endl; };
     std::signal(SIGINT, on_interrupt);
     std::signal(SIGTERM, on_interrupt);
     h.stop = &g_stop;
@@ -266,7 +256,7 @@ int run_fuzz_command(const FuzzCli& o) {
   }
   auto target = open(o, *protocol, o.lobby_faults);
   if (!target) {
-    std::cerr << "fuzz: " << target.error().message << "\n";
+    std::cerr << "fuzz: " << printable(target.error().message) << "\n";
     return target.error().exit_code;
   }
   if (auto failed = preflight(*target, *protocol)) return *failed;
@@ -315,7 +305,7 @@ int run_fuzz_command(const FuzzCli& o) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   options.stop = &g_stop;
-  std::cout << "fuzz: protocol " << o.protocol << ", target " << target->description.dump() << ", families "
+  std::cout << "fuzz: protocol " << o.protocol << ", target " << printable(target->description.dump()) << ", families "
             << fuzz::families_text(options.families) << ", jobs " << options.jobs << ", seed " << seed << " (repeat with --seed " << seed
             << ")" << std::endl;
   const std::string started = proto::typed::utc_now();
@@ -354,29 +344,29 @@ void add_fuzz(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<FuzzCli>();
   auto* cmd = app.add_subcommand("fuzz", "Fuzz a live target (or, with --serve, a client) with mutated protocol sessions");
   cmd->add_option("--protocol", o->protocol, "alp | agora | agentprotocol | a2acp | chopsticks");
-  cmd->add_option("--target", o->target, "base URL of the target (default: the embedded reference lobby)");
-  cmd->add_option("--config", o->config, "target.json: paths, credentials, settings of a third-party target");
-  cmd->add_option("--iterations", o->iterations, "sessions to run (default 500 when no --duration)");
-  cmd->add_option("--duration", o->duration_s, "seconds to run");
+  cmd->add_option("--target", o->target, "base URL of the target (default: the embedded reference lobby)")->check(NonEmpty());
+  cmd->add_option("--config", o->config, "target.json: paths, credentials, settings of a third-party target")->check(NonEmpty());
+  cmd->add_option("--iterations", o->iterations, "sessions to run (default 500 when no --duration)")->check(CLI::Range(1, 100000000));
+  cmd->add_option("--duration", o->duration_s, "seconds to run")->check(CLI::Range(0.001, 31536000.0));
   auto* seed = cmd->add_option("--seed", o->seed, "seed of the generator (default: random, printed)");
-  cmd->add_option("--jobs", o->jobs, "sessions run in parallel")->capture_default_str();
-  cmd->add_option("--out", o->out_dir, "directory for reproducers and reports")->capture_default_str();
+  cmd->add_option("--jobs", o->jobs, "sessions run in parallel")->capture_default_str()->check(Jobs());
+  cmd->add_option("--out", o->out_dir, "directory for reproducers and reports")->capture_default_str()->check(NonEmpty());
   cmd->add_option("--lobby-fault", o->lobby_faults, "start the embedded lobby with this fault (repeatable)");
-  cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it trips the same way, 4 if differently, 0 if not");
+  cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it trips the same way, 4 if differently, 0 if not")->check(NonEmpty());
   cmd->add_option("--target-command", o->target_command,
                   "start the target with this shell command (it must serve --target), restart it after a crash or hang, "
-                  "and record its exit and output as evidence");
+                  "and record its exit and output as evidence")->check(NonEmpty());
   cmd->add_option("--restart-timeout", o->restart_timeout_s, "seconds a (re)started target may take to answer the liveness probe")
-      ->capture_default_str();
+      ->capture_default_str()->check(CLI::Range(1.0, 3600.0));
   cmd->add_option("--memory-limit", o->memory_limit_mib, "MiB of memory growth over the run that counts as unbounded (memory oracle)")
-      ->capture_default_str();
-  cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct reproduced findings (default: run the budget)");
+      ->capture_default_str()->check(CLI::Range(1.0, 1048576.0));
+  cmd->add_option("--max-findings", o->max_findings, "stop after this many distinct reproduced findings (default: run the budget)")->check(CLI::Range(1, 100000));
   cmd->add_option("--families", o->families, "mutation families: field,structure,framing,timing,auth or all")->capture_default_str();
-  cmd->add_option("--probe-timeout", o->probe_timeout_ms, "ms a live target has to answer a probe or ping")->capture_default_str();
+  cmd->add_option("--probe-timeout", o->probe_timeout_ms, "ms a live target has to answer a probe or ping")->capture_default_str()->check(CLI::Range(100, 600000));
   cmd->add_option("--report", o->report, "report formats written into --out (json,junit,html,md; none)")->capture_default_str();
   cmd->add_flag("--no-minimize", o->no_minimize, "keep findings as generated");
   cmd->add_flag("--serve", o->serve, "play a hostile hub toward a client under test instead");
-  cmd->add_option("--listen", o->listen, "--serve: HOST:PORT to listen on")->capture_default_str();
+  cmd->add_option("--listen", o->listen, "--serve: HOST:PORT to listen on")->capture_default_str()->check(ListenAddress());
   cmd->add_option("--command", o->command, "--serve: start the client under test (its URL in AGENTCONFORM_HUB_URL)");
   cmd->callback([o, seed, &ctx] {
     o->seed_given = seed->count() > 0;

@@ -16,6 +16,7 @@
 #include "harness/cli/io.hpp"
 #include "harness/crypto/pem.hpp"
 #include "harness/protocols/a2acp/token.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -50,7 +51,7 @@ Expected<jwt::Key, std::string> load_key(const KeyOptions& o, bool verifying) {
   Expected<jwt::Key, jwt::Error> key = unexpected(jwt::Error{});
   if (!o.key_file.empty()) {
     auto pem = read_input(o.key_file, crypto::kMaxPemBytes);
-    if (!pem) return unexpected(pem.error());
+    if (!pem) return unexpected(pem.error().message);
     key = verifying ? jwt::Key::from_pem(*pem) : jwt::Key::from_private_pem(*pem);
     if (!key) return unexpected(o.key_file + ": " + key.error().describe());
     return std::move(*key);
@@ -58,7 +59,7 @@ Expected<jwt::Key, std::string> load_key(const KeyOptions& o, bool verifying) {
   std::string secret = o.secret;
   if (!o.secret_file.empty()) {
     auto s = read_input(o.secret_file, 64 * 1024);
-    if (!s) return unexpected(s.error());
+    if (!s) return unexpected(s.error().message);
     secret = std::move(*s);
     if (!secret.empty() && secret.back() == '\n') secret.pop_back();  // `echo ... > file`
     if (!secret.empty() && secret.back() == '\r') secret.pop_back();
@@ -121,11 +122,8 @@ int run_jwt_verify(const JwtVerifyOptions& o) {
   }
   std::string token = o.token;
   if (token == "-") {
-    auto in = read_input("-", jwt::kMaxTokenBytes + 2);
-    if (!in) {
-      std::cerr << "jwt verify: " << in.error() << "\n";
-      return 2;
-    }
+    auto in = read_input("-", jwt::kMaxTokenBytes + 2, "a token");
+    if (!in) return report_read_error("jwt verify", in.error());
     token = std::move(*in);
     // One token, optionally followed by a line end (what `jwt issue | jwt verify` gives).
     while (!token.empty() && (token.back() == '\n' || token.back() == '\r')) token.pop_back();
@@ -138,10 +136,12 @@ int run_jwt_verify(const JwtVerifyOptions& o) {
   if (o.now) e.clock = jwt::fixed_clock(*o.now);
   auto claims = a2acp::verify(token, *key, e);
   if (!claims) {
-    std::cout << "invalid: " << a2acp::TokenError::a2acp_code() << " " << claims.error().describe() << "\n";
+    std::cout << "invalid: " << a2acp::TokenError::a2acp_code() << " " << reports::terminal_safe(claims.error().describe()) << "\n";
     return 1;
   }
-  std::cout << claims->json.dump(2) << "\n";
+  // Claims are the token's text: escaped, so a claim cannot print a forged line (C1 controls,
+  // which JSON leaves unescaped, included).
+  std::cout << reports::terminal_safe(claims->json.dump(2), /*keep_newlines=*/true) << "\n";
   return 0;
 }
 

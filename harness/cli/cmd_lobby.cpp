@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
 #include "harness/net/self_signed.hpp"
 #include "reference/core/faults.hpp"
 #include "reference/lobby/lobby.hpp"
@@ -127,8 +128,8 @@ int run_lobby(const LobbyOptions& o) {
 void add_lobby(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<LobbyOptions>();
   auto* cmd = app.add_subcommand("lobby", "Run the reference lobby (all five protocols) until SIGINT/SIGTERM");
-  cmd->add_option("--listen", o->listen, "HOST:PORT to listen on (port 0: ephemeral)")->capture_default_str();
-  cmd->add_option("--config", o->config_file, "JSON configuration file (schemas/lobby-config.schema.json)");
+  cmd->add_option("--listen", o->listen, "HOST:PORT to listen on (port 0: ephemeral)")->capture_default_str()->check(ListenAddress());
+  cmd->add_option("--config", o->config_file, "JSON configuration file (schemas/lobby-config.schema.json)")->check(NonEmpty());
   cmd->add_option("--tls-cert", o->tls_cert, "PEM certificate chain: serve TLS (HTTPS/WSS) on the same port");
   cmd->add_option("--tls-key", o->tls_key, "PEM private key for --tls-cert");
   cmd->add_option("--tls-self-signed", o->tls_self_signed_dir, "generate a throw-away certificate into DIR and serve TLS");
@@ -137,8 +138,8 @@ void add_lobby(CLI::App& app, Context& ctx) {
   cmd->add_option("--fault", o->faults, "break one rule on purpose (repeatable; see --list-faults)");
   cmd->add_flag("--list-faults", o->list_faults, "list the fault names, the requirements they break, and exit");
   cmd->add_option("--ap-exchange-dir", o->ap_exchange_dir, "directory for the AgentProtocol file-exchange binding");
-  cmd->add_option("--timeout-scale", o->timeout_scale, "multiply every protocol timeout (e.g. 0.1 in tests)");
-  cmd->add_option("--threads", o->threads, "I/O threads (default 2)");
+  cmd->add_option("--timeout-scale", o->timeout_scale, "multiply every protocol timeout (e.g. 0.1 in tests)")->check(CLI::Range(0.01, 100.0));
+  cmd->add_option("--threads", o->threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   cmd->callback([o, &ctx] { ctx.exit_code = run_lobby(*o); });
 }
 

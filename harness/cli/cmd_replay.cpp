@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/embedded/targets.hpp"
 #include "harness/engine/run.hpp"
 #include "reports/baseline.hpp"
 #include "reports/model.hpp"
@@ -77,7 +78,6 @@ int run_replay(const ReplayCli& o) {
   run.protocols = {reports::str(*recorded, "protocol")};
   run.case_globs = {literal_glob(o.case_id)};
   run.jobs = 1;
-  run.quiet = true;
   if (auto s = doc->find("seed"); s != doc->end() && s->is_number_unsigned()) run.seed = s->get<std::uint64_t>();
   if (run.seed == 0) {
     std::cerr << "replay: the results file records no seed\n";
@@ -120,10 +120,20 @@ int run_replay(const ReplayCli& o) {
   }
   std::cout << "\n";
   std::cout.flush();
-  auto outcome = engine::execute(*loaded, *plan, run, std::cout);
+  bool harness_error = false;
+  auto targets = embedded::prepare_targets(*loaded, *plan, run, &harness_error);
+  if (!targets) {
+    std::cerr << "replay: " << reports::terminal_safe(targets.error(), true) << "\n";
+    return harness_error ? 3 : 2;
+  }
+  auto outcome = engine::execute(*loaded, *plan, targets->targets, run);
   if (!outcome) {
     std::cerr << "replay: " << outcome.error() << "\n";
     return 2;
+  }
+  if (outcome->setup_error) {
+    std::cerr << "replay: setup error: " << reports::terminal_safe(outcome->result.setup_error, true) << "\n";
+    return 3;
   }
   const engine::CaseResult& c = outcome->result.cases.front();
   const std::string verdict = engine::verdict_name(c.verdict);

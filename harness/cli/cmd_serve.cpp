@@ -4,7 +4,10 @@
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
+#include "harness/cli/validators.hpp"
+#include "reports/report.hpp"
 #include "harness/cli/io.hpp"
+#include "harness/cli/run_output.hpp"
 #include "harness/engine/serve.hpp"
 
 namespace ac::cli {
@@ -26,12 +29,15 @@ int run_serve(ServeCli& o) {
     std::cerr << "serve: " << result.error() << "\n";
     return 2;
   }
-  engine::print_summary(*result, std::cout);
+  Style style;
+  std::string ignored;
+  parse_color("auto", style, ignored);
+  RunPrinter(std::cout, style, loaded->requirements, true).summary(*result);
   if (!o.results_file.empty()) {
     std::error_code ec;
     const auto parent = std::filesystem::path(o.results_file).parent_path();
     if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    auto written = write_file(o.results_file, engine::to_json(*result, loaded->requirements).dump(1) + "\n");
+    auto written = write_file(o.results_file, reports::render_json(engine::to_json(*result, loaded->requirements), nullptr));  // redacted, UTF-8 repaired
     if (!written) {
       std::cerr << "serve: " << written.error() << "\n";
       return 3;
@@ -50,14 +56,14 @@ void add_serve(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<ServeCli>();
   auto* cmd = app.add_subcommand("serve", "Play the scripted hub and test an agent/SDK that connects (client-under-test mode)");
   cmd->add_option("--protocol,-p", o->serve.protocol, "alp | agora | agentprotocol | a2acp | chopsticks")->required();
-  cmd->add_option("--listen", o->serve.listen, "HOST:PORT to listen on")->capture_default_str();
+  cmd->add_option("--listen", o->serve.listen, "HOST:PORT to listen on")->capture_default_str()->check(ListenAddress());
   cmd->add_option("--command", o->serve.command,
                   "start the client under test for each case (AGENTCONFORM_URL, AGENTCONFORM_HTTP in its environment)");
   cmd->add_option("--suite,-s", o->serve.suites, "only these suites (repeatable)");
   cmd->add_option("--case", o->serve.case_globs, "case id glob (repeatable)");
-  cmd->add_option("--timeout-scale", o->serve.timeout_scale, "multiply every timeout");
+  cmd->add_option("--timeout-scale", o->serve.timeout_scale, "multiply every timeout")->check(TimeoutScale());
   cmd->add_option("--seed", o->serve.seed, "seed of the run");
-  cmd->add_option("--results", o->results_file, "where to write the JSON results")->capture_default_str();
+  cmd->add_option("--results", o->results_file, "where to write the JSON results")->capture_default_str()->check(NonEmpty());
   cmd->add_flag("--quiet,-q", o->serve.quiet, "no per-case lines");
   cmd->callback([o, &ctx] { ctx.exit_code = run_serve(*o); });
 }

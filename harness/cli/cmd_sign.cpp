@@ -11,6 +11,7 @@
 #include "harness/cli/io.hpp"
 #include "harness/crypto/pem.hpp"
 #include "harness/protocols/agentprotocol/signature.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -27,8 +28,8 @@ struct SignOptions {
 int run_sign(const SignOptions& o) {
   auto pem = read_input(o.key_file, crypto::kMaxPemBytes);
   if (!pem) {
-    std::cerr << "sign: " << pem.error() << "\n";
-    return 2;
+    std::cerr << "sign: --key: " << pem.error().message << "\n";
+    return 2;  // the key is configuration, not the input being checked
   }
   auto key = crypto::Ed25519PrivateKey::from_pem(*pem);
   if (!key) {
@@ -36,13 +37,10 @@ int run_sign(const SignOptions& o) {
     return 2;
   }
   auto text = read_input(o.input);
-  if (!text) {
-    std::cerr << "sign: " << text.error() << "\n";
-    return 2;
-  }
+  if (!text) return report_read_error("sign", text.error());
   auto message = json::parse_strict(*text);
   if (!message) {
-    std::cerr << "sign: the input is not strict JSON: " << message.error().describe() << "\n";
+    std::cerr << "sign: the input is not strict JSON: " << reports::terminal_safe(message.error().describe()) << "\n";
     return 1;
   }
   if (!message->is_object()) {
@@ -54,7 +52,7 @@ int run_sign(const SignOptions& o) {
   const json::Json* id = from != nullptr && from->is_object() && from->contains("agentId") ? &(*from)["agentId"] : nullptr;
   if (id == nullptr || *id != own_id) {
     if (!o.set_agent_id) {
-      std::cerr << "sign: from.agentId " << (id == nullptr ? std::string("is absent") : "is " + id->dump() + ", not this key")
+      std::cerr << "sign: from.agentId " << (id == nullptr ? std::string("is absent") : "is " + reports::terminal_safe(id->dump()) + ", not this key")
                 << "; the key's agentId is " << own_id << " (use --set-agent-id to set it)\n";
       return 1;
     }
@@ -62,7 +60,7 @@ int run_sign(const SignOptions& o) {
   }
   auto signed_message = ap::sign(std::move(*message), *key);
   if (!signed_message) {
-    std::cerr << "sign: " << signed_message.error().describe() << "\n";
+    std::cerr << "sign: " << reports::terminal_safe(signed_message.error().describe()) << "\n";
     return 1;
   }
   std::cout << signed_message->dump(o.compact ? -1 : 2) << "\n";

@@ -7,6 +7,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/protocols/profile.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -36,9 +37,9 @@ bool validate_one(const proto::Profile& profile, const ValidateOptions& o, std::
     for (const auto& e : errors) out["errors"].push_back(e.to_json());
     std::cout << out.dump() << "\n";
   } else if (errors.empty()) {
-    std::cout << (label.empty() ? "" : label + ": ") << "ok\n";
+    std::cout << reports::terminal_safe(label.empty() ? "" : label + ": ") << "ok\n";
   } else {
-    for (const auto& e : errors) std::cout << (label.empty() ? "" : label + ": ") << e.describe() << "\n";
+    for (const auto& e : errors) std::cout << reports::terminal_safe((label.empty() ? "" : label + ": ") + e.describe()) << "\n";
   }
   return errors.empty();
 }
@@ -57,10 +58,7 @@ int run_validate(const ValidateOptions& o) {
     return 2;
   }
   auto input = read_input(o.input);
-  if (!input) {
-    std::cerr << "validate: " << input.error() << "\n";
-    return 2;
-  }
+  if (!input) return report_read_error("validate", input.error());
   const std::string& text = *input;
 
   // JSON Lines when asked, or when the whole input is several values one after another.

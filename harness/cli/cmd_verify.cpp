@@ -9,6 +9,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/protocols/agentprotocol/signature.hpp"
+#include "reports/text.hpp"
 
 namespace ac::cli {
 namespace {
@@ -21,13 +22,10 @@ struct VerifyOptions {
 
 int run_verify(const VerifyOptions& o) {
   auto text = read_input(o.input);
-  if (!text) {
-    std::cerr << "verify: " << text.error() << "\n";
-    return 2;
-  }
+  if (!text) return report_read_error("verify", text.error());
   auto r = ap::verify_text(*text);
   if (!r) {
-    std::cout << "invalid: " << r.error().code() << " " << r.error().describe() << "\n";
+    std::cout << "invalid: " << r.error().code() << " " << reports::terminal_safe(r.error().describe()) << "\n";
     return 1;
   }
   std::cout << "valid\n";

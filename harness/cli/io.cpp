@@ -6,32 +6,17 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
+#include <iostream>
 
 namespace ac::cli {
 
-Expected<std::string, std::string> read_input(const std::string& path, std::size_t max_bytes) {
-  const bool use_stdin = path.empty() || path == "-";
-  int fd = use_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return unexpected("cannot open " + path + ": " + std::strerror(errno));
-  std::string out;
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const std::string err = std::strerror(errno);
-      if (!use_stdin) ::close(fd);
-      return unexpected("cannot read " + (use_stdin ? std::string("standard input") : path) + ": " + err);
-    }
-    if (n == 0) break;
-    if (out.size() + static_cast<std::size_t>(n) > max_bytes) {
-      if (!use_stdin) ::close(fd);
-      return unexpected("input larger than " + std::to_string(max_bytes) + " bytes");
-    }
-    out.append(buf, static_cast<std::size_t>(n));
-  }
-  if (!use_stdin) ::close(fd);
-  return out;
+Expected<std::string, ReadError> read_input(const std::string& path, std::size_t max_bytes, const std::string& what) {
+  return read_bounded(path.empty() ? std::string("-") : path, max_bytes, what);
+}
+
+int report_read_error(const std::string& command, const ReadError& error) {
+  std::cerr << command << ": " << error.message << "\n";
+  return error.exit_code();
 }
 
 Expected<bool, std::string> write_file(const std::string& path, const std::string& bytes, unsigned mode) {

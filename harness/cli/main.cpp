@@ -3,7 +3,9 @@
 #include <exception>
 #include <iostream>
 
+#include "ac_version.hpp"  // generated into the build directory by cmake/Version.cmake
 #include "harness/cli/commands.hpp"
+#include "harness/util/data_dir.hpp"
 
 namespace ac::cli {
 std::vector<std::pair<int, AddCommand>>& command_table() {
@@ -17,7 +19,14 @@ int main(int argc, char** argv) {
                "(ALP 0.2.0, Agora relay, AgentProtocol 0.1, A2ACP 1.0, Chopsticks 1.0.0)"};
   app.name("agentconform");
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("agentconform 0.1.0"));
+  // The version (the CMake project version, plus `git describe` when built from a checkout) and
+  // where the data files are read from: which installation answers is the first question of
+  // every bug report.
+  app.set_version_flag("--version", [] {
+    std::string v = "agentconform " + std::string(ac::kVersion);
+    if (!ac::kGitDescribe.empty()) v += " (git " + std::string(ac::kGitDescribe) + ")";
+    return v + "\ndata: " + ac::data_dir().string() + " (" + ac::data_dir_origin() + ")";
+  });
 
   ac::cli::Context ctx;
   auto table = ac::cli::command_table();

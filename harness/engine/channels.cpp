@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/json/strict_reader.hpp"
+
 extern char** environ;
 
 namespace ac::engine {
@@ -96,10 +98,13 @@ class WsChannel final : public Channel {
   bool reported_close_ = false;
 };
 
+// An exec: target: one JSON message per line on the process's stdin/stdout. What it writes to
+// stderr goes into the transcript (bounded), never to our console. The process runs in its own
+// process group, which is killed whole when the channel ends.
 class ExecChannel final : public Channel {
  public:
-  ExecChannel(pid_t pid, int in_fd, int out_fd, Transcript& t, std::string name, std::size_t max_line)
-      : pid_(pid), in_fd_(in_fd), out_fd_(out_fd), t_(t), name_(std::move(name)), max_line_(max_line) {}
+  ExecChannel(pid_t pid, int in_fd, int out_fd, int err_fd, Transcript& t, std::string name, std::size_t max_line)
+      : pid_(pid), in_fd_(in_fd), out_fd_(out_fd), err_fd_(err_fd), t_(t), name_(std::move(name)), max_line_(max_line) {}
   ~ExecChannel() override { terminate(); }
   std::string transport() const override { return "exec"; }
 
@@ -117,6 +122,7 @@ class ExecChannel final : public Channel {
   }
 
   std::optional<Incoming> next(std::chrono::milliseconds timeout) override {
+    if (closed_) return closed_;  // an adapter's close stays reported
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     for (;;) {
       if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
@@ -124,6 +130,11 @@ class ExecChannel final : public Channel {
         buffer_.erase(0, nl + 1);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         if (line.empty()) continue;
+        if (auto close = close_line(line)) {
+          t_.add(name_, "in", "close", close->close_reason, close->close_code);
+          closed_ = std::move(close);
+          return closed_;
+        }
         t_.add(name_, "in", "text", line);
         return Incoming{ws::Event::Kind::text, std::move(line)};
       }
@@ -144,10 +155,12 @@ class ExecChannel final : public Channel {
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return std::nullopt;
-      pollfd p{out_fd_, POLLIN, 0};
-      const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+      pollfd p[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+      const int r = ::poll(p, err_fd_ >= 0 ? 2 : 1, static_cast<int>(left.count()));
       if (r < 0 && errno == EINTR) continue;
       if (r <= 0) return std::nullopt;
+      if (err_fd_ >= 0 && (p[1].revents & (POLLIN | POLLHUP)) != 0) read_stderr();
+      if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
       char buf[65536];
       const ssize_t n = ::read(out_fd_, buf, sizeof buf);
       if (n < 0 && errno == EINTR) continue;
@@ -171,26 +184,83 @@ class ExecChannel final : public Channel {
   bool is_open() const override { return !eof_; }
 
  private:
+  // An adapter bridging a WebSocket reports how the target closed it with one line
+  // {"agentconform": {"close": 1008, "reason": "..."}} (docs/targets.md, exec: targets).
+  static std::optional<Incoming> close_line(const std::string& line) {
+    if (line.rfind("{\"agentconform\"", 0) != 0) return std::nullopt;
+    auto j = json::parse_strict(line);
+    if (!j || !j->is_object() || j->size() != 1) return std::nullopt;
+    const nlohmann::json& c = (*j)["agentconform"];
+    if (!c.is_object() || !c.contains("close") || !c["close"].is_number_integer()) return std::nullopt;
+    const auto code = c["close"].get<std::int64_t>();
+    if (code < 1000 || code > 4999) return std::nullopt;
+    return Incoming{ws::Event::Kind::close, "", static_cast<std::uint16_t>(code),
+                    c.value("reason", nlohmann::json("")).is_string() ? c.value("reason", std::string()) : std::string(), false, true};
+  }
+
+  // Stderr in lines, into the transcript; past kMaxStderr bytes only a note that more came.
+  void read_stderr() {
+    char buf[8192];
+    const ssize_t n = ::read(err_fd_, buf, sizeof buf);
+    if (n <= 0) {
+      if (n == 0 || errno != EINTR) {
+        ::close(err_fd_);
+        err_fd_ = -1;
+        flush_stderr();
+      }
+      return;
+    }
+    stderr_seen_ += static_cast<std::size_t>(n);
+    if (stderr_seen_ > kMaxStderr) {
+      if (!stderr_cut_) t_.add(name_, "in", "stderr", "(more than " + std::to_string(kMaxStderr) + " bytes on stderr; the rest is not kept)");
+      stderr_cut_ = true;
+      return;
+    }
+    err_buffer_.append(buf, static_cast<std::size_t>(n));
+    for (auto nl = err_buffer_.find('\n'); nl != std::string::npos; nl = err_buffer_.find('\n')) {
+      if (nl > 0) t_.add(name_, "in", "stderr", err_buffer_.substr(0, nl));
+      err_buffer_.erase(0, nl + 1);
+    }
+  }
+  void flush_stderr() {
+    if (!err_buffer_.empty() && !stderr_cut_) t_.add(name_, "in", "stderr", err_buffer_);
+    err_buffer_.clear();
+  }
+
   void terminate() {
     if (in_fd_ >= 0) ::close(in_fd_);
     in_fd_ = -1;
     if (pid_ > 0) {
+      ::kill(-pid_, SIGKILL);  // the whole group: an adapter's own children die with it
       ::kill(pid_, SIGKILL);
       int status = 0;
       ::waitpid(pid_, &status, 0);
       pid_ = -1;
     }
+    if (err_fd_ >= 0) {
+      // What the process said on its way out.
+      pollfd p{err_fd_, POLLIN, 0};
+      while (err_fd_ >= 0 && ::poll(&p, 1, 0) > 0) read_stderr();
+      if (err_fd_ >= 0) ::close(err_fd_);
+      err_fd_ = -1;
+    }
+    flush_stderr();
     if (out_fd_ >= 0) ::close(out_fd_);
     out_fd_ = -1;
     eof_ = true;
   }
 
+  static constexpr std::size_t kMaxStderr = 64 * 1024;
+
   pid_t pid_;
-  int in_fd_, out_fd_;
+  int in_fd_, out_fd_, err_fd_;
   Transcript& t_;
   std::string name_;
   std::size_t max_line_;
-  std::string buffer_;
+  std::string buffer_, err_buffer_;
+  std::optional<Incoming> closed_;
+  std::size_t stderr_seen_ = 0;
+  bool stderr_cut_ = false;
   bool eof_ = false, reported_eof_ = false;
 };
 
@@ -202,31 +272,41 @@ std::shared_ptr<Channel> make_ws_channel(std::shared_ptr<net::WsClient> client, 
 
 Expected<std::shared_ptr<Channel>, std::string> make_exec_channel(const std::string& command, Transcript& transcript,
                                                                   std::string name, std::size_t max_line_bytes) {
-  int to_child[2], from_child[2];
+  int to_child[2], from_child[2], err_child[2];
   if (::pipe2(to_child, O_CLOEXEC) != 0) return unexpected(std::string("pipe: ") + std::strerror(errno));
-  if (::pipe2(from_child, O_CLOEXEC) != 0) {
+  if (::pipe2(from_child, O_CLOEXEC) != 0 || ::pipe2(err_child, O_CLOEXEC) != 0) {
+    const std::string why = std::strerror(errno);
     ::close(to_child[0]);
     ::close(to_child[1]);
-    return unexpected(std::string("pipe: ") + std::strerror(errno));
+    return unexpected("pipe: " + why);
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_child[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, from_child[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_child[1], STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, "/bin/sh", &actions, nullptr, const_cast<char* const*>(argv), environ);
+  const int rc = ::posix_spawn(&pid, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
   ::close(to_child[0]);
   ::close(from_child[1]);
+  ::close(err_child[1]);
   if (rc != 0) {
     ::close(to_child[1]);
     ::close(from_child[0]);
+    ::close(err_child[0]);
     return unexpected("cannot start " + command + ": " + std::strerror(rc));
   }
   ::signal(SIGPIPE, SIG_IGN);  // a dead child must not kill the harness on write
   transcript.add(name, "note", "connect", "started: " + command);
-  return std::shared_ptr<Channel>(std::make_shared<ExecChannel>(pid, to_child[1], from_child[0], transcript, std::move(name), max_line_bytes));
+  return std::shared_ptr<Channel>(
+      std::make_shared<ExecChannel>(pid, to_child[1], from_child[0], err_child[0], transcript, std::move(name), max_line_bytes));
 }
 
 }  // namespace ac::engine

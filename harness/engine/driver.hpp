@@ -21,11 +21,6 @@
 #include "harness/net/client.hpp"
 #include "harness/protocols/protocol_id.hpp"
 
-namespace ac::ref {
-struct LobbyConfig;
-class Lobby;
-}  // namespace ac::ref
-
 namespace ac::engine {
 
 struct AgentSession {
@@ -67,12 +62,21 @@ class CaseEnv {
   std::string unique(const std::string& prefix);
 };
 
+// One preflight check (preflight.hpp prints them as a checklist).
+struct ProbeResult {
+  std::string check;   // "credentials", "paths.register", ...
+  bool ok = false;
+  std::string detail;  // what was seen (status, error)
+  std::string fix;     // what to change (setting, path, scheme), empty when ok
+};
+
 struct ConnectResult {
   enum class Outcome { connected, refused, unreachable, harness_error };
   Outcome outcome = Outcome::connected;
   int status = 0;        // HTTP status of a refusal
   std::string body;      // body of a refusal
   std::string message;   // explanation
+  std::string request;   // the request that was refused ("POST /api/v1/register"), for diagnosis
 };
 
 class Driver {
@@ -81,15 +85,25 @@ class Driver {
   virtual proto::ProtocolId protocol() const = 0;
   // Endpoint name that the path of a ws:// --target designates (e.g. "connect", "ws").
   virtual std::string primary_path() const = 0;
-  // Default endpoint paths (the spec's examples) and settings, before target.json overrides.
-  virtual void defaults(TargetConfig& target) const = 0;
-  // Features the embedded reference lobby claims.
-  virtual std::set<std::string> reference_features() const = 0;
-  // Adjusts the embedded lobby's configuration before it starts (agents it must know, keys).
-  virtual void configure_embedded(ref::LobbyConfig& config) const { (void)config; }
-  // Fills the target's settings (credentials, ids) from the embedded lobby's configuration
-  // (in this process, or the one a child lobby process was started with).
-  virtual void embedded_settings(const ref::LobbyConfig& config, TargetConfig& target) const { (void)config; (void)target; }
+  // Adapts a target after its declared defaults and target.json applied, where the adaptation
+  // is logic rather than data (e.g. AgentProtocol: an http:// target speaks HTTP POST). Paths and
+  // settings defaults are data: suites/<protocol>/target-settings.json.
+  virtual void defaults(TargetConfig& target) const { (void)target; }
+
+  // The transports a case needs against this target: the transport of each connect step (the
+  // step's "transport", else the driver's choice for the target) and "http" for http steps.
+  virtual std::set<std::string> case_transports(const Case& kase, const TargetConfig& target) const;
+
+  // Preflight: what proves the target is set up for this protocol before any case runs. The
+  // default connects one probe agent as every case does (registration, token, binding) and
+  // closes it; a refusal or an error is a setup problem, reported with the setting to fix.
+  virtual std::vector<ProbeResult> probe(CaseEnv& env) const;
+
+ protected:
+  // The probe's agent ("probe"), created and initialised as a case's agent would be.
+  AgentSession& probe_agent(CaseEnv& env) const;
+
+ public:
 
   // Prepares an agent (keys, ids, variables such as ${a.id}) before its first step.
   virtual void init_agent(AgentSession& agent, CaseEnv& env) const;
@@ -107,5 +121,8 @@ class Driver {
 };
 
 const Driver& driver_for(proto::ProtocolId id);
+
+// The default reading of a probe connect: connected, or refused/unreachable with what was seen.
+ProbeResult probe_result(const ConnectResult& r);
 
 }  // namespace ac::engine

@@ -72,6 +72,64 @@ std::string CaseEnv::unique(const std::string& prefix) {
 
 void Driver::init_agent(AgentSession&, CaseEnv&) const {}
 
+namespace {
+
+void collect_transports(const Json& steps, const std::string& connect_default, std::set<std::string>& out) {
+  if (!steps.is_array()) return;
+  for (const auto& s : steps) {
+    if (!s.is_object()) continue;
+    if (s.contains("connect")) out.insert(s.value("transport", connect_default));
+    if (s.contains("http")) out.insert("http");
+    if (s.contains("repeat")) collect_transports(s.value("steps", Json::array()), connect_default, out);
+    if (auto p = s.find("parallel"); p != s.end() && p->is_array()) {
+      for (const auto& branch : *p) collect_transports(branch, connect_default, out);
+    }
+  }
+}
+
+}  // namespace
+
+std::set<std::string> Driver::case_transports(const Case& kase, const TargetConfig& target) const {
+  std::string connect_default = "ws";
+  if (target.declaration != nullptr) {
+    if (const PathDecl* p = target.declaration->primary_path()) connect_default = p->transport;
+  }
+  std::set<std::string> out;
+  collect_transports(kase.steps, connect_default, out);
+  return out;
+}
+
+ProbeResult probe_result(const ConnectResult& r) {
+  switch (r.outcome) {
+    case ConnectResult::Outcome::connected:
+      return {"connect", true, "a probe agent connected the way every case connects its agents", ""};
+    case ConnectResult::Outcome::refused:
+      return {"connect", false,
+              (r.request.empty() ? std::string("the connection") : r.request) + " was refused" +
+                  (r.status != 0 ? " with HTTP " + std::to_string(r.status) : "") + (r.body.empty() ? "" : ": " + r.body.substr(0, 200)) +
+                  (r.message.empty() ? "" : " (" + r.message + ")"),
+              "check the settings and paths the protocol's connect uses (docs/targets.md)"};
+    case ConnectResult::Outcome::unreachable:
+      return {"connect", false, r.message, "check that the target is running and --target names it"};
+    case ConnectResult::Outcome::harness_error:
+      return {"connect", false, r.message, "check target.json (docs/targets.md)"};
+  }
+  return {"connect", false, "?", ""};
+}
+
+AgentSession& Driver::probe_agent(CaseEnv& env) const {
+  auto& agent = env.agents["probe"];
+  agent.name = "probe";
+  agent.id = env.unique("probe");
+  env.vars.set("probe.id", agent.id);
+  init_agent(agent, env);
+  return agent;
+}
+
+std::vector<ProbeResult> Driver::probe(CaseEnv& env) const {
+  return {probe_result(connect(probe_agent(env), Json{{"connect", "probe"}}, env))};
+}
+
 Expected<Json, std::string> Driver::trigger(const std::string& action, const Json&, CaseEnv&) const {
   return unexpected("this protocol has no trigger named " + action);
 }

@@ -2,7 +2,11 @@
 
 #include <re2/re2.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "harness/schema/schema_store.hpp"
+#include "harness/util/closest_name.hpp"
 
 namespace ac::engine {
 namespace {
@@ -191,6 +195,140 @@ std::string Mismatch::describe() const {
 }
 
 std::optional<Mismatch> match(const Json& pattern, const Json& actual) { return match_at(pattern, &actual, ""); }
+
+// --- Authoring checks -------------------------------------------------------------------------
+
+const std::vector<std::string>& matcher_shorthands() {
+  static const std::vector<std::string> v = {"$any",     "$present", "$absent", "$string", "$number", "$integer", "$boolean",
+                                             "$object",  "$array",   "$null",   "$uuid",   "$iso8601", "$nonempty"};
+  return v;
+}
+
+const std::vector<std::string>& matcher_operators() {
+  // {"$any": x} also matches anything, but "$any" is the documented spelling: lint suggests it.
+  static const std::vector<std::string> v = {"$type",    "$regex",   "$uuid",    "$iso8601", "$absent",   "$one_of",
+                                             "$not",     "$exact",   "$contains", "$ordered", "$len",      "$min_len",
+                                             "$max_len", "$min",     "$max",     "$includes", "$starts_with"};
+  return v;
+}
+
+namespace {
+
+bool is_one_of(const std::string& s, const std::vector<std::string>& names) {
+  return std::find(names.begin(), names.end(), s) != names.end();
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// A string the variables supply at run time ("${n}"): its type is not known here.
+bool is_placeholder(const Json& v) { return v.is_string() && v.get_ref<const std::string&>().find("${") != std::string::npos; }
+
+// "$word": what the matcher would read as a shorthand if it knew the word.
+bool looks_like_shorthand(const std::string& s) {
+  if (s.size() < 2 || s[0] != '$') return false;
+  if (!(std::isalpha(static_cast<unsigned char>(s[1])) || s[1] == '_')) return false;
+  return std::all_of(s.begin() + 1, s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool is_operator_key(const std::string& k) { return !k.empty() && k[0] == '$' && !k.starts_with("${"); }
+
+void check_at(const Json& p, const std::string& ptr, std::vector<PatternProblem>& out);
+
+void check_operand(const std::string& op, const Json& arg, const std::string& ptr, std::vector<PatternProblem>& out) {
+  auto problem = [&](std::string message) { out.push_back({ptr, std::move(message)}); };
+  if (is_placeholder(arg) && op != "$regex" && op != "$includes" && op != "$starts_with") return;
+  if (op == "$type") {
+    static const std::vector<std::string> types = {"string", "number", "integer", "boolean", "object", "array", "null"};
+    if (!arg.is_string() || !is_one_of(arg.get<std::string>(), types)) {
+      problem("$type takes one of " + joined(types) + ", not " + show(arg) +
+              (arg.is_string() ? closest_name_suffix(arg.get<std::string>(), types, "\"") : ""));
+    }
+  } else if (op == "$regex") {
+    if (!arg.is_string()) return problem("$regex takes a string (an RE2 pattern), not " + show(arg));
+    if (is_placeholder(arg)) return;
+    re2::RE2::Options o;
+    o.set_log_errors(false);
+    re2::RE2 re(arg.get<std::string>(), o);
+    if (!re.ok()) problem("$regex " + show(arg) + " does not compile with RE2: " + re.error());
+  } else if (op == "$uuid" || op == "$iso8601") {
+    if (arg != true) problem(op + " takes true (the operand is not read: " + op + " " + show(arg) + " still means " + op + "); write \"" + op + "\" or {\"$not\": \"" + op + "\"}");
+  } else if (op == "$absent") {
+    if (!arg.is_boolean()) problem("$absent takes true (absent) or false (present), not " + show(arg));
+  } else if (op == "$one_of") {
+    if (!arg.is_array() || arg.empty()) return problem("$one_of takes a non-empty array of patterns, not " + show(arg));
+    for (std::size_t i = 0; i < arg.size(); ++i) check_at(arg[i], ptr + "/" + std::to_string(i), out);
+  } else if (op == "$contains" || op == "$ordered") {
+    if (!arg.is_array() || arg.empty()) return problem(op + " takes a non-empty array of patterns, not " + show(arg));
+    for (std::size_t i = 0; i < arg.size(); ++i) check_at(arg[i], ptr + "/" + std::to_string(i), out);
+  } else if (op == "$not") {
+    check_at(arg, ptr, out);
+  } else if (op == "$exact") {
+    if (!arg.is_object()) return problem("$exact takes an object pattern (the only members allowed), not " + show(arg));
+    for (const auto& [k, v] : arg.items()) check_at(v, ptr + "/" + seg(k), out);
+  } else if (op == "$len" || op == "$min_len" || op == "$max_len") {
+    const bool ok = arg.is_number_unsigned() || (arg.is_number_integer() && arg.get<std::int64_t>() >= 0);
+    if (!ok) problem(op + " takes a non-negative integer (a length), not " + show(arg));
+  } else if (op == "$min" || op == "$max") {
+    if (!arg.is_number()) problem(op + " takes a number, not " + show(arg));
+  } else if (op == "$includes" || op == "$starts_with") {
+    if (!arg.is_string()) problem(op + " takes a string, not " + show(arg));
+  }
+}
+
+void check_at(const Json& p, const std::string& ptr, std::vector<PatternProblem>& out) {
+  if (p.is_string()) {
+    const auto& s = p.get_ref<const std::string&>();
+    if (!looks_like_shorthand(s) || is_one_of(s, matcher_shorthands())) return;
+    std::string message = "unknown matcher \"" + s + "\"";
+    if (is_one_of(s, matcher_operators())) {
+      message += ": " + s + " is an operator, write {\"" + s + "\": operand}";
+    } else if (auto near = closest_name(s, matcher_shorthands())) {
+      message += " (did you mean \"" + *near + "\"?)";
+    } else {
+      message += ": the shorthands are " + joined(matcher_shorthands());
+    }
+    out.push_back({ptr, message + "; a literal string starting with $ is matched with {\"$regex\": \"^\\\\" + s + "$\"}"});
+    return;
+  }
+  if (p.is_array()) {
+    for (std::size_t i = 0; i < p.size(); ++i) check_at(p[i], ptr + "/" + std::to_string(i), out);
+    return;
+  }
+  if (!p.is_object()) return;
+  const bool operators = !p.empty() && std::all_of(p.items().begin(), p.items().end(), [](const auto& kv) { return is_operator_key(kv.key()); });
+  for (const auto& [k, v] : p.items()) {
+    const std::string at = ptr + "/" + seg(k);
+    if (!operators) {
+      check_at(v, at, out);
+      continue;
+    }
+    if (!is_one_of(k, matcher_operators())) {
+      std::string message = "unknown matcher operator \"" + k + "\"";
+      if (is_one_of(k, matcher_shorthands())) {
+        message += ": " + k + " is a shorthand, write the string \"" + k + "\" instead of an object";
+      } else if (auto near = closest_name(k, matcher_operators())) {
+        message += " (did you mean \"" + *near + "\"?)";
+      } else {
+        message += ": the operators are " + joined(matcher_operators());
+      }
+      out.push_back({at, message});
+      continue;
+    }
+    check_operand(k, v, at, out);
+  }
+}
+
+}  // namespace
+
+std::vector<PatternProblem> check_pattern(const Json& pattern) {
+  std::vector<PatternProblem> out;
+  check_at(pattern, "", out);
+  return out;
+}
 
 std::optional<Mismatch> match_member(const Json& pattern, const Json* actual, const std::string& pointer) {
   return match_at(pattern, actual, pointer);

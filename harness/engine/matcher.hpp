@@ -15,10 +15,15 @@
 //       {"$len": n}  {"$min_len": n}  {"$max_len": n}  {"$min": x}  {"$max": x}
 //       {"$includes": "substring"}      {"$starts_with": "prefix"}
 // Variables (${name}) are substituted before matching.
+//
+// check_pattern() finds authoring errors in a pattern before any case runs (the suite loader
+// and `agentconform lint` call it): an unknown shorthand or operator would otherwise only show
+// at run time, as a FAIL of the target.
 #pragma once
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -38,5 +43,20 @@ struct Mismatch {
 std::optional<Mismatch> match(const Json& pattern, const Json& actual);
 // For matching member presence: `actual` may be null when the member is absent.
 std::optional<Mismatch> match_member(const Json& pattern, const Json* actual, const std::string& pointer);
+
+// The matcher's vocabulary: the shorthand strings ("$uuid") and the operator keys ({"$regex": ...}).
+const std::vector<std::string>& matcher_shorthands();
+const std::vector<std::string>& matcher_operators();
+
+struct PatternProblem {
+  std::string pointer;  // JSON Pointer into the pattern ("" = the pattern itself)
+  std::string message;  // what is wrong and what to write instead
+};
+
+// Every authoring error in a pattern: unknown "$word" shorthands (a string like "$uuuid" would
+// be compared literally), unknown operators, operands of the wrong type ($regex that RE2 cannot
+// compile, $len not a non-negative integer, $one_of not a non-empty array, ...). Strings holding
+// ${...} placeholders are taken as they will be after substitution (not checked here).
+std::vector<PatternProblem> check_pattern(const Json& pattern);
 
 }  // namespace ac::engine

@@ -16,16 +16,24 @@ int level_rank(std::string_view level) {
 }
 
 Expected<RequirementCatalog, std::string> RequirementCatalog::load(const std::filesystem::path& suites_dir) {
+  return load(std::vector<std::filesystem::path>{suites_dir});
+}
+
+Expected<RequirementCatalog, std::string> RequirementCatalog::load(const std::vector<std::filesystem::path>& suites_dirs) {
   RequirementCatalog catalog;
-  std::error_code ec;
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(suites_dir, ec)) {
-    if (entry.is_directory() && std::filesystem::exists(entry.path() / "requirements.json")) {
-      files.push_back(entry.path() / "requirements.json");
+  for (const auto& suites_dir : suites_dirs) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> in_dir;
+    for (const auto& entry : std::filesystem::directory_iterator(suites_dir, ec)) {
+      if (entry.is_directory() && std::filesystem::exists(entry.path() / "requirements.json")) {
+        in_dir.push_back(entry.path() / "requirements.json");
+      }
     }
+    if (ec) return unexpected("cannot list " + suites_dir.string() + ": " + ec.message());
+    std::sort(in_dir.begin(), in_dir.end());
+    files.insert(files.end(), in_dir.begin(), in_dir.end());
   }
-  if (ec) return unexpected("cannot list " + suites_dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     std::ifstream in(file, std::ios::binary);
     std::stringstream buffer;

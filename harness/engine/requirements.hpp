@@ -30,6 +30,9 @@ class RequirementCatalog {
  public:
   // Loads suites/<protocol>/requirements.json for every protocol directory under suites_dir.
   static Expected<RequirementCatalog, std::string> load(const std::filesystem::path& suites_dir);
+  // The same for several directories, in order (the built-in suites, then a custom suite
+  // directory whose catalogues extend them); an id given twice is an error.
+  static Expected<RequirementCatalog, std::string> load(const std::vector<std::filesystem::path>& suites_dirs);
 
   const Requirement* find(std::string_view id) const;
   std::vector<const Requirement*> of_protocol(std::string_view protocol) const;

@@ -1,5 +1,6 @@
 #include "harness/engine/results.hpp"
 
+#include <algorithm>
 #include <map>
 
 namespace ac::engine {
@@ -38,6 +39,10 @@ Json to_json(const CaseResult& c) {
             {"duration_ms", c.duration_ms},
             {"started_at", c.started_at},
             {"transcript", c.transcript}};
+  if (!c.blamed.empty()) j["blamed"] = c.blamed;
+  if (c.reading) j["reading"] = true;
+  if (!c.na_cause.empty()) j["na_cause"] = c.na_cause;
+  if (!c.root_cause.empty()) j["root_cause"] = c.root_cause;
   if (c.failed_step) {
     const auto& f = *c.failed_step;
     j["failed_step"] = {{"index", f.index}, {"path", f.path}, {"step", f.step}, {"message", f.message},
@@ -66,7 +71,29 @@ std::string rollup(const std::vector<Verdict>& verdicts) {
   return na ? "NOT_APPLICABLE" : "UNTESTED";
 }
 
+// Cases grouped by a shared key (N/A cause, root cause), largest group first.
+Json groups(const std::vector<CaseResult>& cases, std::string CaseResult::*key, std::size_t min_size) {
+  std::map<std::string, std::vector<std::string>> by;
+  for (const auto& c : cases) {
+    if (!(c.*key).empty()) by[c.*key].push_back(c.id);
+  }
+  std::vector<std::pair<std::string, std::vector<std::string>>> sorted(by.begin(), by.end());
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  Json out = Json::array();
+  for (const auto& [k, ids] : sorted) {
+    if (ids.size() >= min_size) out.push_back({{"cause", k}, {"count", ids.size()}, {"cases", ids}});
+  }
+  return out;
+}
+
 }  // namespace
+
+Json not_applicable_groups(const std::vector<CaseResult>& cases) { return groups(cases, &CaseResult::na_cause, 1); }
+
+Json root_cause_groups(const std::vector<CaseResult>& cases) {
+  // Only failures that share their first failing request and answer with others form a group.
+  return groups(cases, &CaseResult::root_cause, 3);
+}
 
 Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
   Json out = {{"format", "agentconform-results/1"},
@@ -82,12 +109,25 @@ Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
               {"requirements", Json::array()},
               {"findings", r.findings}};
   if (r.fuzz.is_object()) out["fuzz"] = r.fuzz;
+  if (!r.preflight.is_null()) out["preflight"] = r.preflight;
+  if (!r.setup_error.empty()) out["setup_error"] = r.setup_error;
+  if (!r.interrupted.empty()) out["interrupted"] = r.interrupted;
+  if (!r.target_down.is_null()) out["target_down"] = r.target_down;
+  out["coverage"] = r.coverage;
+  out["not_applicable"] = not_applicable_groups(r.cases);
+  out["root_causes"] = root_cause_groups(r.cases);
   std::map<std::string, std::vector<std::pair<std::string, Verdict>>> by_requirement;
   std::map<std::string, bool> protocols;
   for (const auto& c : r.cases) {
     out["cases"].push_back(to_json(c));
     protocols[c.protocol] = true;
-    for (const auto& req : c.requirements) by_requirement[req].emplace_back(c.id, c.verdict);
+    // A failed case judged only the requirements its failing step checks; the others of the case
+    // were not reached.
+    const bool failed = c.verdict == Verdict::fail || c.verdict == Verdict::warn;
+    for (const auto& req : c.requirements) {
+      if (failed && !c.blamed.empty() && std::find(c.blamed.begin(), c.blamed.end(), req) == c.blamed.end()) continue;
+      by_requirement[req].emplace_back(c.id, c.verdict);
+    }
   }
   for (const auto& [p, _] : protocols) {
     Json summary = {{"PASS", 0}, {"FAIL", 0}, {"WARN", 0}, {"NOT_APPLICABLE", 0}, {"ERROR", 0}};
@@ -153,6 +193,11 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
     r.options = doc.value("options", Json::object());
     r.findings = doc.value("findings", Json::array());
     if (auto f = doc.find("fuzz"); f != doc.end() && f->is_object()) r.fuzz = *f;
+    r.preflight = doc.value("preflight", Json());
+    r.setup_error = doc.value("setup_error", std::string());
+    r.interrupted = doc.value("interrupted", std::string());
+    r.target_down = doc.value("target_down", Json());
+    r.coverage = doc.value("coverage", Json::object());
     for (const auto& c : doc.at("cases")) {
       CaseResult k;
       k.id = c.at("id").get<std::string>();
@@ -172,6 +217,10 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
       k.duration_ms = c.value("duration_ms", 0.0);
       k.started_at = c.value("started_at", std::string());
       k.transcript = c.value("transcript", Json::array());
+      k.blamed = c.value("blamed", std::vector<std::string>{});
+      k.reading = c.value("reading", false);
+      k.na_cause = c.value("na_cause", std::string());
+      k.root_cause = c.value("root_cause", std::string());
       if (auto f = c.find("failed_step"); f != c.end() && f->is_object()) {
         FailedStep s;
         s.index = f->value("index", std::size_t{0});

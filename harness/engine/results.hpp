@@ -34,6 +34,11 @@ struct CaseResult {
   Verdict verdict = Verdict::pass;
   std::string reason;  // one line: why this verdict
   std::optional<FailedStep> failed_step;
+  // FAIL/WARN: the requirements the failing step checks (the step's "checks", else the case's).
+  std::vector<std::string> blamed;
+  bool reading = false;     // FAIL/WARN: every blamed requirement is a reading of a silent spec
+  std::string na_cause;     // NOT_APPLICABLE: the reason shared by the cases it groups ("feature x not claimed in target.json")
+  std::string root_cause;   // FAIL/ERROR: the first failing request and its answer ("POST /api/v1/register answered HTTP 404")
   double duration_ms = 0;
   std::string started_at;
   Json transcript = Json::array();
@@ -41,6 +46,11 @@ struct CaseResult {
 
 struct RunResult {
   std::string tool_version = "0.1.0";
+  Json preflight;                 // the preflight's checks (null when none ran)
+  std::string setup_error;        // non-empty: the preflight failed and no case ran
+  std::string interrupted;        // "SIGINT" / "SIGTERM" when the run was interrupted
+  Json target_down;               // {"after": case id, "detail": ...} when the target stopped answering mid-run
+  Json coverage = Json::object(); // MUST coverage: {"must": {"applicable", "tested", ...}, "readings": {...}}
   std::string started_at, finished_at;
   double duration_ms = 0;
   std::uint64_t seed = 0;
@@ -53,6 +63,10 @@ struct RunResult {
 
 Json to_json(const CaseResult& c);
 Json to_json(const RunResult& r, const RequirementCatalog& requirements);
+// N/A cases grouped by cause, and failures sharing a root cause (3 or more), largest first:
+// [{"cause", "count", "cases": [ids]}].
+Json not_applicable_groups(const std::vector<CaseResult>& cases);
+Json root_cause_groups(const std::vector<CaseResult>& cases);
 // Reads a results file back (for compare, replay and report rendering).
 Expected<RunResult, std::string> run_result_from_json(const Json& doc);
 

@@ -1,223 +1,261 @@
 #include "harness/engine/run.hpp"
 
 #include <fnmatch.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
-#include <iomanip>
-#include <iostream>
-#include <map>
 #include <mutex>
 #include <random>
 #include <thread>
 
+#include "harness/engine/coverage.hpp"
 #include "harness/engine/driver.hpp"
+#include "harness/engine/preflight.hpp"
 #include "harness/engine/runner.hpp"
 #include "harness/protocols/typed/stamp.hpp"
 #include "harness/util/data_dir.hpp"
-#include "reference/lobby/lobby.hpp"
+#include "harness/util/did_you_mean.hpp"
 
 namespace ac::engine {
 namespace {
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
+bool glob(const std::string& pattern, const std::string& id) { return fnmatch(pattern.c_str(), id.c_str(), 0) == 0; }
+
 bool selected(const Case& c, const RunOptions& o) {
   if (!o.protocols.empty() && !contains(o.protocols, c.protocol)) return false;
   if (!o.suites.empty() && !contains(o.suites, c.suite)) return false;
   if (!o.levels.empty() && !contains(o.levels, c.level)) return false;
-  if (!o.case_globs.empty()) {
-    bool any = false;
-    for (const auto& g : o.case_globs) any |= fnmatch(g.c_str(), c.id.c_str(), 0) == 0;
-    if (!any) return false;
+  if (!o.case_globs.empty() && std::none_of(o.case_globs.begin(), o.case_globs.end(), [&](const auto& g) { return glob(g, c.id); })) {
+    return false;
   }
-  if (!o.tags.empty()) {
-    bool any = false;
-    for (const auto& t : c.tags) any |= contains(o.tags, t);
-    if (!any) return false;
-  }
+  if (!o.tags.empty() && std::none_of(c.tags.begin(), c.tags.end(), [&](const auto& t) { return contains(o.tags, t); })) return false;
   return true;
 }
 
-std::string pad(std::string s, std::size_t n) {
-  if (s.size() < n) s.append(n - s.size(), ' ');
-  return s;
+CaseResult not_run(const Case& c, std::string reason) {
+  CaseResult r;
+  r.id = c.id;
+  r.title = c.title;
+  r.protocol = c.protocol;
+  r.suite = c.suite;
+  r.file = c.file;
+  r.role = c.role;
+  r.level = c.level;
+  r.requirements = c.requirements;
+  r.tags = c.tags;
+  r.features = c.features;
+  r.verdict = Verdict::error;
+  r.reason = std::move(reason);
+  return r;
+}
+
+// Whether a remote target still answers: a short HTTP exchange (any status is an answer).
+bool answers(const TargetConfig& t, net::Runtime& runtime) {
+  if (t.kind != "remote") return true;
+  net::HttpCall call;
+  call.url = t.http_base + "/";
+  call.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(2000 * t.timeout_scale));
+  call.tls = t.tls;
+  call.max_response_bytes = 16u << 20;  // only the status matters, but a large page is still an answer
+  auto r = net::http_request(runtime, call);
+  return r || r.error().kind == net::ClientError::Kind::refused || r.error().kind == net::ClientError::Kind::tls;
 }
 
 }  // namespace
 
-Expected<Loaded, std::string> load_all() {
-  auto requirements = RequirementCatalog::load(data_dir() / "suites");
-  if (!requirements) return unexpected(requirements.error());
-  auto suites = load_suites(data_dir() / "suites", *requirements);
-  if (!suites) return unexpected(suites.error());
-  return Loaded{std::move(*requirements), std::move(*suites)};
+std::size_t default_jobs() { return 8; }
+
+Expected<Loaded, std::string> load_all(const std::string& suites_dir) {
+  const auto builtin = data_dir() / "suites";
+  auto declarations = Declarations::load(builtin);
+  if (!declarations) return unexpected(declarations.error());
+  // One loader (the linter's checks) for the built-in suites and a custom directory: a custom
+  // directory's cases run beside the built-in ones, its requirements.json extends the
+  // catalogues, and a case id it reuses is refused like any duplicate.
+  LoadOptions options;
+  options.with_builtin_cases = true;
+  auto set = load_suite_dir(suites_dir.empty() ? builtin : std::filesystem::path(suites_dir), options);
+  if (!set) {
+    const std::string where = suites_dir.empty() ? std::string("the suites") : "--suites " + suites_dir;
+    return unexpected(std::to_string(set.error().size()) + " problem(s) in " + where + " (agentconform lint" +
+                      (suites_dir.empty() ? std::string() : " " + suites_dir) + " lists them):\n" + describe_problems(set.error()));
+  }
+  return Loaded{std::move(set->requirements), std::move(set->suites), std::move(*declarations)};
 }
 
 Expected<Plan, std::string> make_plan(const Loaded& loaded, const RunOptions& o) {
+  const std::vector<std::string> protocols = {"alp", "agora", "agentprotocol", "a2acp", "chopsticks"};
   for (const auto& p : o.protocols) {
-    if (!proto::parse_protocol(p)) return unexpected("unknown protocol '" + p + "' (alp, agora, agentprotocol, a2acp, chopsticks)");
+    if (!contains(protocols, p)) return unexpected("unknown protocol '" + p + "'" + did_you_mean(p, protocols));
   }
   for (const auto& s : o.suites) {
-    if (!contains(suite_names(), s)) return unexpected("unknown suite '" + s + "'");
+    if (!contains(suite_names(), s)) return unexpected("unknown suite '" + s + "'" + did_you_mean(s, suite_names()));
   }
   for (const auto& l : o.levels) {
     if (l != "MUST" && l != "SHOULD" && l != "MAY") return unexpected("unknown level '" + l + "' (MUST, SHOULD, MAY)");
   }
-  if (!o.target_url.empty() && o.protocols.size() != 1) return unexpected(std::string("--target needs exactly one --protocol"));
   Plan plan;
   for (const auto& suite : loaded.suites) {
     for (const auto& c : suite.cases) {
       if (selected(c, o)) plan.cases.push_back(&c);
     }
   }
+  // Each pattern must select a case on its own, or a typo hides behind another pattern's matches.
+  for (const auto& g : o.case_globs) {
+    if (std::none_of(plan.cases.begin(), plan.cases.end(), [&](const Case* c) { return glob(g, c->id); })) {
+      // The nearest id of the protocols selected, for a typo; the id prefixes otherwise.
+      std::vector<std::string> ids;
+      std::set<std::string> prefixes;
+      for (const auto& s : loaded.suites) {
+        if (!o.protocols.empty() && !contains(o.protocols, s.protocol)) continue;
+        for (const auto& c : s.cases) {
+          ids.push_back(c.id);
+          prefixes.insert(c.id.substr(0, c.id.rfind('-') + 1) + "*");
+        }
+      }
+      const std::string near = nearest_name(g, ids);
+      std::string hint = near.empty() ? "" : " (did you mean '" + near + "'?)";
+      if (hint.empty()) {
+        hint = " (case ids look like";
+        std::size_t n = 0;
+        for (const auto& p : prefixes) hint += (n++ == 0 ? " " : ", ") + p;
+        hint += "; `agentconform run --list` lists them)";
+      }
+      return unexpected("--case '" + g + "' matches no case of the selection" + hint);
+    }
+  }
+  for (const auto& s : o.suites) {
+    if (std::none_of(plan.cases.begin(), plan.cases.end(), [&](const Case* c) { return c->suite == s; })) {
+      return unexpected("--suite " + s + " has no case in the selection (check --protocol, --case, --tag and --level)");
+    }
+  }
   return plan;
 }
 
-Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan, const RunOptions& o, std::ostream& progress) {
+Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan, const std::map<std::string, TargetConfig>& targets,
+                                          const RunOptions& o, const CaseCallback& on_case, const PreflightCallback& on_preflight) {
   RunOutcome outcome;
   RunResult& result = outcome.result;
   result.seed = o.seed != 0 ? o.seed : std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
   result.started_at = proto::typed::utc_now();
   const auto started = std::chrono::steady_clock::now();
-
-  // Targets, one per protocol in the plan.
-  std::set<std::string> protocols;
-  for (const Case* c : plan.cases) protocols.insert(c->protocol);
-  std::unique_ptr<ref::Lobby> lobby;
-  std::map<std::string, TargetConfig> targets;
-  if (o.target_url.empty()) {
-    ref::LobbyConfig config;
-    config.port = 0;
-    config.threads = 2;
-    for (const auto& f : o.lobby_faults) config.faults.insert(f);
-    for (const auto& p : protocols) driver_for(*proto::parse_protocol(p)).configure_embedded(config);
-    auto started_lobby = ref::Lobby::start(config);
-    if (!started_lobby) return unexpected("cannot start the embedded reference lobby: " + started_lobby.error());
-    lobby = std::move(*started_lobby);
-    for (const auto& p : protocols) {
-      const Driver& d = driver_for(*proto::parse_protocol(p));
-      TargetConfig& t = targets[p];
-      t.protocol = p;
-      t.kind = "embedded";
-      t.url = lobby->http_url();
-      t.http_base = lobby->http_url();
-      t.ws_base = lobby->ws_url();
-      d.defaults(t);
-      t.features = d.reference_features();
-      d.embedded_settings(lobby->config(), t);
-    }
-    result.target = {{"kind", "embedded"}, {"url", lobby->http_url()}, {"faults", o.lobby_faults}};
-  } else {
-    const std::string p = o.protocols.front();
-    const Driver& d = driver_for(*proto::parse_protocol(p));
-    TargetConfig& t = targets[p];
-    t.protocol = p;
-    if (auto r = apply_target_url(t, o.target_url, d.primary_path()); !r) return unexpected(r.error());
-    if (!o.target_config.empty()) {
-      if (auto r = apply_target_file(t, o.target_config); !r) return unexpected(r.error());
-    }
-    d.defaults(t);
-    std::vector<std::string> features(t.features.begin(), t.features.end());
-    result.target = {{"kind", t.kind}, {"url", o.target_url}, {"features", features}};
+  for (const Case* c : plan.cases) {
+    if (!targets.count(c->protocol)) return unexpected("no target for protocol " + c->protocol);
   }
+  if (targets.size() == 1) {
+    result.target = targets.begin()->second.describe();
+  } else {
+    Json all = Json::object();
+    for (const auto& [p, t] : targets) all[p] = t.describe();
+    result.target = {{"kind", targets.empty() ? "none" : targets.begin()->second.kind}, {"protocols", all}};
+    if (!targets.empty()) result.target["url"] = targets.begin()->second.url;
+  }
+  if (!o.lobby_faults.empty()) result.target["faults"] = o.lobby_faults;
   result.options = {{"protocols", o.protocols}, {"suites", o.suites}, {"cases", o.case_globs}, {"tags", o.tags},
-                    {"levels", o.levels}, {"jobs", o.jobs}, {"timeout_scale", o.timeout_scale}};
-
-  // Run the cases on a pool of workers; results keep the plan's order.
+                    {"levels", o.levels}, {"jobs", o.jobs}, {"timeout_scale", o.timeout_scale},
+                    {"strict_readings", o.strict_readings}};
   net::Runtime runtime(2);
-  const std::size_t jobs = std::max<std::size_t>(1, o.jobs != 0 ? o.jobs : std::thread::hardware_concurrency());
+
+  // Preflight: a setup mistake ends the run here, with one message and no FAIL.
+  std::set<std::string> used;
+  for (const Case* c : plan.cases) used.insert(c->protocol);
+  if (!o.skip_preflight) {
+    Json all = Json::object();
+    for (const auto& p : used) {
+      const TargetConfig& t = targets.at(p);
+      PreflightOptions po;
+      po.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(5000 * o.timeout_scale * t.timeout_scale));
+      po.seed = result.seed;
+      const PreflightResult pf = preflight(t, runtime, po);
+      all[p] = pf.to_json();
+      if (on_preflight) on_preflight(t, all[p]);
+      if (!pf.ok()) {
+        result.preflight = all;
+        result.setup_error = p + ": " + pf.summary();
+        outcome.setup_error = true;
+        result.finished_at = proto::typed::utc_now();
+        result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+        return outcome;
+      }
+    }
+    result.preflight = all;
+  }
+
+  // The cases, on a pool of workers; results keep the plan's order.
+  const std::size_t jobs = std::max<std::size_t>(1, o.jobs != 0 ? o.jobs : default_jobs());
   std::vector<CaseResult> results(plan.cases.size());
-  std::atomic<std::size_t> next{0}, done{0};
-  std::mutex out_mutex;
-  const bool tty = ::isatty(STDOUT_FILENO) && &progress == &std::cout;
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex mutex;  // guards done, the down state and the callback
+  std::string down_protocol, last_completed, detected_in;
+  std::atomic<bool> cancel{false};
   const auto deadline = o.deadline.count() > 0 ? started + o.deadline : std::chrono::steady_clock::time_point::max();
+  auto interrupted = [&] { return o.interrupt != nullptr && o.interrupt->load() != 0; };
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next.fetch_add(1);
       if (i >= plan.cases.size()) return;
       const Case& c = *plan.cases[i];
-      if (std::chrono::steady_clock::now() >= deadline) {
-        results[i].id = c.id;
-        results[i].title = c.title;
-        results[i].protocol = c.protocol;
-        results[i].suite = c.suite;
-        results[i].file = c.file;
-        results[i].level = c.level;
-        results[i].requirements = c.requirements;
-        results[i].verdict = Verdict::error;
-        results[i].reason = "not run: the run's deadline passed";
+      CaseResult r;
+      std::string down_now;
+      {
+        std::lock_guard lock(mutex);
+        down_now = down_protocol == c.protocol ? detected_in : std::string();
+      }
+      if (interrupted()) {
+        cancel = true;
+        r = not_run(c, "not run: the run was interrupted");
+      } else if (!down_now.empty()) {
+        r = not_run(c, "not run: the target stopped answering (first noticed in " + down_now + ")");
+      } else if (std::chrono::steady_clock::now() >= deadline) {
+        r = not_run(c, "not run: the run's deadline passed");
       } else {
         CaseOptions co;
         co.timeout_scale = o.timeout_scale;
         co.seed = result.seed;
-        results[i] = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
-      }
-      const std::size_t n = done.fetch_add(1) + 1;
-      if (o.quiet) continue;
-      std::lock_guard lock(out_mutex);
-      const auto& r = results[i];
-      // A failure names what it breaks: each requirement, its level, section and quoted sentence.
-      std::string broken;
-      if (r.verdict == Verdict::fail || r.verdict == Verdict::warn) {
-        for (const auto& id : r.requirements) {
-          if (const Requirement* req = loaded.requirements.find(id)) {
-            broken += "               breaks " + req->id + " (" + req->level + ", " + req->spec + " " + req->section + "): \"" +
-                      req->text + "\"\n";
+        co.strict_readings = o.strict_readings;
+        co.cancel = &cancel;
+        r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
+        if (interrupted()) cancel = true;
+        // A failure may be the target dying: if it no longer answers, the case cannot be judged.
+        if (r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable && !cancel && !answers(targets.at(c.protocol), runtime)) {
+          std::lock_guard lock(mutex);
+          if (down_protocol.empty()) {
+            down_protocol = c.protocol;
+            detected_in = c.id;
+            result.target_down = {{"protocol", c.protocol}, {"detected_in", c.id}, {"last_completed", last_completed}};
           }
+          r.verdict = Verdict::error;
+          r.blamed.clear();
+          r.reason = "the target stopped answering during this case (" + r.reason + ")";
         }
       }
-      if (tty) {
-        progress << "\r\033[K[" << n << "/" << plan.cases.size() << "] " << pad(verdict_name(r.verdict), 14) << r.id;
-        if (r.verdict == Verdict::fail || r.verdict == Verdict::error || r.verdict == Verdict::warn) {
-          progress << "\n    " << r.title << "\n    " << r.reason << "\n" << broken;
-        }
-        progress.flush();
-      } else {
-        progress << pad(verdict_name(r.verdict), 15) << pad(r.id, 28) << r.title << "\n";
-        if (r.verdict == Verdict::fail || r.verdict == Verdict::error || r.verdict == Verdict::warn) {
-          progress << "               " << r.reason << "\n" << broken;
-        }
-      }
+      std::lock_guard lock(mutex);
+      results[i] = std::move(r);
+      if (results[i].verdict != Verdict::error) last_completed = c.id;
+      ++done;
+      if (on_case) on_case(results[i], done, plan.cases.size());
     }
   };
   std::vector<std::thread> pool;
   for (std::size_t j = 0; j < std::min(jobs, std::max<std::size_t>(1, plan.cases.size())); ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
-  if (tty && !o.quiet) progress << "\r\033[K";
 
+  if (interrupted()) {
+    const int sig = o.interrupt->load();
+    result.interrupted = sig == 15 ? "SIGTERM" : sig == 2 ? "SIGINT" : "signal " + std::to_string(sig);
+  }
+  outcome.target_unreachable = !down_protocol.empty();
+  for (const auto& r : results) {
+    if (r.verdict == Verdict::pass || r.verdict == Verdict::fail || r.verdict == Verdict::warn) ++outcome.executed;
+  }
   result.cases = std::move(results);
+  result.coverage = compute_coverage(loaded.requirements, result.cases, targets);
   result.finished_at = proto::typed::utc_now();
   result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  for (const auto& c : result.cases) {
-    if (c.verdict == Verdict::error && c.reason.find("unreachable") != std::string::npos) outcome.target_unreachable = true;
-  }
-  if (lobby) lobby->stop();
   return outcome;
-}
-
-void print_summary(const RunResult& result, std::ostream& out) {
-  std::map<std::string, std::map<std::string, int>> counts;
-  for (const auto& c : result.cases) counts[c.protocol][verdict_name(c.verdict)]++;
-  out << "\n" << pad("protocol", 15) << pad("cases", 7) << pad("PASS", 7) << pad("FAIL", 7) << pad("WARN", 7) << pad("N/A", 7)
-      << pad("ERROR", 7) << "\n";
-  int total = 0;
-  std::map<std::string, int> totals;
-  for (const auto& [p, v] : counts) {
-    int n = 0;
-    for (const auto& [k, c] : v) n += c;
-    total += n;
-    out << pad(p, 15) << pad(std::to_string(n), 7);
-    for (const char* k : {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR"}) {
-      const int c = v.count(k) ? v.at(k) : 0;
-      totals[k] += c;
-      out << pad(std::to_string(c), 7);
-    }
-    out << "\n";
-  }
-  out << pad("total", 15) << pad(std::to_string(total), 7);
-  for (const char* k : {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR"}) out << pad(std::to_string(totals[k]), 7);
-  out << "\n" << "seed " << result.seed << ", " << std::fixed << std::setprecision(2) << result.duration_ms / 1000.0 << " s\n";
 }
 
 }  // namespace ac::engine

@@ -1,10 +1,14 @@
-// A conformance run: choose the cases (filters), prepare the target (a third-party endpoint, or
-// the embedded reference lobby started in-process), run the cases in parallel with a progress
-// display, and collect the RunResult.
+// A conformance run: choose the cases (filters), check each target (preflight), run the cases in
+// parallel, notice a target that stops answering, honour an interrupt, and collect the RunResult
+// with its MUST coverage. The targets come from the caller (harness/embedded/targets.hpp builds
+// them for a third-party endpoint or the embedded reference lobby); the engine knows them only
+// through their declared settings. Rendering for a terminal is the caller's (a callback per case).
 #pragma once
 
+#include <atomic>
 #include <chrono>
-#include <iosfwd>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,24 +16,28 @@
 #include "harness/engine/results.hpp"
 #include "harness/engine/scenario.hpp"
 #include "harness/engine/target.hpp"
+#include "harness/engine/target_decl.hpp"
 
 namespace ac::engine {
 
 struct RunOptions {
   std::vector<std::string> protocols;   // empty: all five
   std::vector<std::string> suites;      // empty: all six
-  std::vector<std::string> case_globs;  // --case, fnmatch patterns on case ids
+  std::vector<std::string> case_globs;  // --case, fnmatch patterns on case ids; each must match a case
   std::vector<std::string> tags;        // a case runs if it has any of them
   std::vector<std::string> levels;      // MUST / SHOULD / MAY
-  std::string target_url;               // empty: the embedded reference lobby
+  std::string suites_dir;               // --suites DIR: custom cases (default: the built-in suites)
+  std::string target_url;               // empty: the embedded reference lobby (unless target.json names one)
   std::string target_config;            // target.json
   std::vector<std::string> lobby_faults;  // embedded lobby only (to prove suites detect them)
-  std::size_t jobs = 0;                 // 0: hardware concurrency
+  std::size_t jobs = 0;                 // 0: the default (cases mostly wait on the target)
   double timeout_scale = 1.0;
   std::uint64_t seed = 0;               // 0: choose one (printed)
   std::chrono::seconds deadline{0};     // overall; 0: none
+  bool strict_readings = false;         // FAILs of readings gate like MUSTs
+  bool skip_preflight = false;          // for tests of the engine itself
   bool list_only = false;
-  bool quiet = false;                   // no per-case progress lines
+  const std::atomic<int>* interrupt = nullptr;  // the signal number that interrupted the run (0: none)
 };
 
 struct Plan {
@@ -39,21 +47,34 @@ struct Plan {
 struct Loaded {
   RequirementCatalog requirements;
   std::vector<Suite> suites;
+  Declarations declarations;
 };
 
-// Requirement catalogues and suites from data_dir()/suites.
-Expected<Loaded, std::string> load_all();
+// Requirement catalogues, target declarations and suites from data_dir()/suites, plus the
+// cases of `suites_dir` when given.
+Expected<Loaded, std::string> load_all(const std::string& suites_dir = "");
+// Filters the cases. Every --case and --suite pattern must select something: a pattern that
+// matches nothing is a usage error, even when another pattern matches.
 Expected<Plan, std::string> make_plan(const Loaded& loaded, const RunOptions& options);
 
 struct RunOutcome {
   RunResult result;
-  bool target_unreachable = false;
+  bool setup_error = false;        // a preflight failed: no case ran (exit 3)
+  bool target_unreachable = false; // the target stopped answering mid-run
+  std::size_t executed = 0;        // cases that ran to PASS, FAIL or WARN
 };
 
-// Runs the plan. Usage/configuration problems are errors (exit 2 for the CLI).
-Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan, const RunOptions& options, std::ostream& progress);
+// Called after each case (from worker threads, serialized by the engine).
+using CaseCallback = std::function<void(const CaseResult& result, std::size_t done, std::size_t total)>;
+// Called with each target's preflight (before any case of that protocol).
+using PreflightCallback = std::function<void(const TargetConfig& target, const Json& preflight)>;
 
-// The summary table printed at the end of a run.
-void print_summary(const RunResult& result, std::ostream& out);
+// Runs the plan against targets (protocol -> target). Usage and configuration problems are errors.
+Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan, const std::map<std::string, TargetConfig>& targets,
+                                          const RunOptions& options, const CaseCallback& on_case = {},
+                                          const PreflightCallback& on_preflight = {});
+
+// The default number of parallel cases: cases spend most of their time waiting on the target.
+std::size_t default_jobs();
 
 }  // namespace ac::engine

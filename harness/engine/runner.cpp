@@ -23,6 +23,9 @@ struct StepFailure {
   std::string message;
   std::string expected;
   std::string actual;
+  std::vector<std::string> checks;  // the requirements the failing step checks ("checks"), innermost first
+  std::string request;              // the request that got the failing answer ("POST /api/v1/register")
+  std::string answer;               // that answer, short ("HTTP 404"), for grouping failures by root cause
 };
 
 std::string show(const Json& j, std::size_t limit = 600) {
@@ -84,10 +87,17 @@ class StepRunner {
   std::optional<StepFailure> run(const Json& steps, const std::string& prefix) {
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const std::string path = prefix.empty() ? std::to_string(i + 1) : prefix + "." + std::to_string(i + 1);
-      if (Clock::now() >= deadline_) {
-        return StepFailure{StepFailure::Kind::fail, path, steps[i], "the case deadline passed before this step", "", "case timeout"};
+      if (options_.cancel != nullptr && options_.cancel->load()) {
+        return StepFailure{StepFailure::Kind::error, path, steps[i], "interrupted before this step", "", "", {}, "", ""};
       }
-      if (auto f = step(steps[i], path)) return f;
+      if (Clock::now() >= deadline_) {
+        return StepFailure{StepFailure::Kind::fail, path, steps[i], "the case deadline passed before this step", "", "case timeout", {}, "", ""};
+      }
+      if (auto f = step(steps[i], path)) {
+        // A failure inside a repeat or parallel blames the innermost step that names its checks.
+        if (f->checks.empty() && steps[i].contains("checks")) f->checks = steps[i]["checks"].get<std::vector<std::string>>();
+        return f;
+      }
     }
     return std::nullopt;
   }
@@ -103,7 +113,7 @@ class StepRunner {
 
   StepFailure failure(const Json& step, const std::string& path, std::string message, std::string expected = "",
                       std::string actual = "", StepFailure::Kind kind = StepFailure::Kind::fail) {
-    return StepFailure{kind, path, step, std::move(message), std::move(expected), std::move(actual)};
+    return StepFailure{kind, path, step, std::move(message), std::move(expected), std::move(actual), {}, "", ""};
   }
   StepFailure harness_error(const Json& step, const std::string& path, std::string message) {
     return failure(step, path, std::move(message), "", "", StepFailure::Kind::error);
@@ -217,10 +227,13 @@ class StepRunner {
       case ConnectResult::Outcome::refused: {
         const bool ok = expect_refusal && (!wanted || std::find(wanted->begin(), wanted->end(), r.status) != wanted->end());
         if (ok) return check_refusal_body(s, path, r);
-        return failure(s, path, expect_refusal ? "the connection was refused with the wrong status" : "the target refused the connection",
-                       expect_refusal ? "HTTP " + codes_text(wanted) : "connection accepted",
-                       "HTTP " + std::to_string(r.status) + (r.body.empty() ? "" : ": " + show_text(r.body)) +
-                           (r.message.empty() ? "" : " (" + r.message + ")"));
+        auto f = failure(s, path, expect_refusal ? "the connection was refused with the wrong status" : "the target refused the connection",
+                         expect_refusal ? "HTTP " + codes_text(wanted) : "connection accepted",
+                         (r.request.empty() ? "" : r.request + ": ") + "HTTP " + std::to_string(r.status) +
+                             (r.body.empty() ? "" : ": " + show_text(r.body)) + (r.message.empty() ? "" : " (" + r.message + ")"));
+        f.request = r.request.empty() ? "connect" : r.request;
+        f.answer = r.status != 0 ? "HTTP " + std::to_string(r.status) : r.message;
+        return f;
       }
       case ConnectResult::Outcome::unreachable:
         return harness_error(s, path, "target unreachable: " + r.message);
@@ -417,8 +430,11 @@ class StepRunner {
     if (then.contains("status")) {
       const auto codes = wanted_codes(then["status"]);
       if (codes && std::find(codes->begin(), codes->end(), r->status) == codes->end()) {
-        return failure(s, path, "wrong HTTP status", "HTTP " + codes_text(codes),
-                       "HTTP " + std::to_string(r->status) + (r->body.empty() ? "" : ": " + show_text(r->body)));
+        auto f = failure(s, path, "wrong HTTP status", "HTTP " + codes_text(codes),
+                         "HTTP " + std::to_string(r->status) + (r->body.empty() ? "" : ": " + show_text(r->body)));
+        f.request = method + " " + (*req)["path"].get<std::string>();
+        f.answer = "HTTP " + std::to_string(r->status);
+        return f;
       }
     }
     if (then.contains("headers")) {
@@ -546,14 +562,40 @@ class StepRunner {
   ClientHub* hub_;
 };
 
-std::string requirement_text(const Case& kase, const RequirementCatalog& requirements) {
+std::string requirement_text(const std::vector<std::string>& ids, const RequirementCatalog& requirements) {
   std::string out;
-  for (const auto& id : kase.requirements) {
+  for (const auto& id : ids) {
     const Requirement* r = requirements.find(id);
     if (r == nullptr) continue;
-    out += "\n  " + id + " (" + r->level + ", " + r->spec + " " + r->section + "): \"" + r->text + "\"";
+    out += "\n  " + id + " (" + r->level + (r->kind == "reading" ? ", reading" : "") + ", " + r->spec + " " + r->section + "): \"" +
+           r->text + "\"";
   }
   return out;
+}
+
+// How hard a failure counts: the strongest level among the requirements it breaks, where a
+// requirement that is our reading of a silent spec counts as a SHOULD unless --strict-readings.
+// A case whose level is set explicitly below its requirements' (a SHOULD-level check of a MUST
+// requirement) keeps its own level.
+struct Blame {
+  std::string level;
+  bool reading = false;
+};
+
+Blame judge(const Case& kase, const std::vector<std::string>& blamed, const RequirementCatalog& requirements, bool strict_readings) {
+  int rank = 0;
+  bool all_readings = !blamed.empty();
+  for (const auto& id : blamed) {
+    const Requirement* r = requirements.find(id);
+    if (r == nullptr) continue;
+    const bool reading = r->kind == "reading";
+    all_readings &= reading;
+    const int level = level_rank(r->level);
+    rank = std::max(rank, reading && !strict_readings ? std::min(level, level_rank("SHOULD")) : level);
+  }
+  if (rank == 0) rank = level_rank(kase.level);
+  if (kase.level != requirements.strongest_level(kase.requirements)) rank = std::min(rank, level_rank(kase.level));
+  return {rank >= 3 ? "MUST" : rank == 2 ? "SHOULD" : "MAY", all_readings};
 }
 
 }  // namespace
@@ -599,22 +641,40 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   result.started_at = proto::typed::utc_now();
   const auto started = Clock::now();
 
+  auto not_applicable = [&](std::string cause, std::string reason) {
+    result.verdict = Verdict::not_applicable;
+    result.na_cause = std::move(cause);
+    result.reason = std::move(reason);
+    return result;
+  };
+  if ((kase.role == "agent") != (hub != nullptr)) {
+    return hub ? not_applicable("server cases (run them with agentconform run)", "server-under-test case: run it with agentconform run")
+               : not_applicable("client cases (run them with agentconform serve)", "client-under-test case: run it with agentconform serve");
+  }
   for (const auto& f : kase.features) {
+    if (f == "tls" && !target.claims(f)) {
+      return not_applicable("TLS case, but the target is given as plain http:// or ws://",
+                            "a TLS case: give the target as https:// or wss:// (with tls.ca_file in target.json) to run it");
+    }
     if (!target.claims(f)) {
-      result.verdict = Verdict::not_applicable;
-      result.reason = "the target does not claim feature " + f;
-      return result;
+      return not_applicable("feature " + f + " not claimed in target.json",
+                            "the target does not claim feature " + f + " (add it to \"features\" in target.json if it has it)");
     }
   }
-  if ((kase.role == "agent") != (hub != nullptr)) {
-    result.verdict = Verdict::not_applicable;
-    result.reason = hub ? "server-under-test case: run it with agentconform run"
-                        : "client-under-test case: run it with agentconform serve";
-    return result;
-  }
-
   const auto id = proto::parse_protocol(kase.protocol);
   const Driver& driver = driver_for(*id);
+  if (hub == nullptr && !target.plays(kase.role)) {
+    return not_applicable("role " + kase.role + " not played (target.json roles)",
+                          "the target does not play the " + kase.role + " role (target.json \"roles\")");
+  }
+  if (hub == nullptr) {
+    for (const auto& transport : driver.case_transports(kase, target)) {
+      if (!target.offers(transport)) {
+        return not_applicable("transport " + transport + " not offered (target.json transports)",
+                              "the case needs transport " + transport + ", which the target does not offer (target.json \"transports\")");
+      }
+    }
+  }
   Vars vars;
   Transcript transcript;
   const ms step_timeout(static_cast<std::int64_t>(static_cast<double>(options.step_timeout.count()) * options.timeout_scale *
@@ -623,6 +683,9 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   const ms case_timeout = kase.timeout.count() > 0 ? kase.timeout : options.case_timeout;
   const auto deadline = started + ms(static_cast<std::int64_t>(static_cast<double>(case_timeout.count()) * options.timeout_scale *
                                                                target.timeout_scale));
+  // ${path.<name>}: every entry point of the target, so a case names the registration path as
+  // the target declares it rather than the spec's example.
+  for (const auto& [name, value] : target.paths) vars.set("path." + name, value);
   for (const auto& [name, props] : kase.agents.items()) {
     AgentSession a;
     a.name = name;
@@ -649,10 +712,21 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
     result.reason = "all " + std::to_string(kase.steps.size()) + " steps passed";
   } else {
     switch (failure->kind) {
-      case StepFailure::Kind::fail: result.verdict = kase.level == "MUST" ? Verdict::fail : Verdict::warn; break;
+      case StepFailure::Kind::fail: {
+        result.blamed = failure->checks.empty() ? kase.requirements : failure->checks;
+        const Blame b = judge(kase, result.blamed, requirements, options.strict_readings);
+        result.level = b.level;
+        result.reading = b.reading;
+        result.verdict = b.level == "MUST" ? Verdict::fail : Verdict::warn;
+        break;
+      }
       case StepFailure::Kind::error: result.verdict = Verdict::error; break;
-      case StepFailure::Kind::not_applicable: result.verdict = Verdict::not_applicable; break;
+      case StepFailure::Kind::not_applicable:
+        result.verdict = Verdict::not_applicable;
+        result.na_cause = "steps the target's transport cannot carry";
+        break;
     }
+    if (!failure->request.empty()) result.root_cause = failure->request + " answered " + failure->answer;
     FailedStep f;
     f.path = failure->path;
     f.index = failure->path.empty() ? 0 : static_cast<std::size_t>(std::stoul(failure->path.substr(0, failure->path.find('.'))));
@@ -662,7 +736,7 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
     f.message = "step " + failure->path + " (" + action_of(failure->step) + "): " + failure->message;
     if (!failure->expected.empty()) f.message += "\n  expected: " + failure->expected;
     if (!failure->actual.empty()) f.message += "\n  actual:   " + failure->actual;
-    if (failure->kind == StepFailure::Kind::fail) f.message += "\n  requirement:" + requirement_text(kase, requirements);
+    if (failure->kind == StepFailure::Kind::fail) f.message += "\n  requirement:" + requirement_text(result.blamed, requirements);
     result.reason = "step " + failure->path + ": " + failure->message;
     transcript.note("verdict " + verdict_name(result.verdict) + ": " + f.message);
     result.failed_step = std::move(f);

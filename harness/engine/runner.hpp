@@ -3,6 +3,7 @@
 // A hostile target cannot hang it: every wait is bounded by the step timeout and the case deadline.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,6 +24,8 @@ struct CaseOptions {
   std::chrono::milliseconds step_timeout{2000};    // default wait of an expect step
   std::chrono::milliseconds case_timeout{30000};   // deadline of the whole case
   std::uint64_t seed = 0;                          // agent ids and nonces derive from it
+  bool strict_readings = false;                    // a failed reading of a MUST is FAIL (default: WARN, as a SHOULD)
+  const std::atomic<bool>* cancel = nullptr;       // set by an interrupt: the case stops before its next step
 };
 
 // Client-under-test mode: the scripted hub the client connects to (implemented in serve.cpp).

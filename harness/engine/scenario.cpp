@@ -1,83 +1,76 @@
 #include "harness/engine/scenario.hpp"
 
-#include <algorithm>
-#include <fstream>
-#include <set>
-#include <sstream>
-
-#include "harness/json/strict_reader.hpp"
-#include "harness/schema/schema_store.hpp"
 #include "harness/util/data_dir.hpp"
 
 namespace ac::engine {
+namespace {
 
-Expected<std::vector<Suite>, std::string> load_suites(const std::filesystem::path& suites_dir,
-                                                      const RequirementCatalog& requirements) {
-  auto store = schema::SchemaStore::load_directory(data_dir() / "schemas");
-  if (!store) return unexpected("cannot load schemas: " + store.error());
-  const schema::CompiledSchema* schema = (*store)->find("scenario.schema.json");
-  if (schema == nullptr) return unexpected(std::string("schemas/scenario.schema.json is missing"));
+// A case as written; the linter has checked every member this reads.
+Case make_case(const Json& c, const SuiteDocument& file, const std::string& suite, const RequirementCatalog& requirements) {
+  Case k;
+  k.id = c.at("id").get<std::string>();
+  k.title = c.at("title").get<std::string>();
+  k.description = c.value("description", std::string());
+  k.protocol = file.protocol;
+  k.suite = suite;
+  k.file = file.file;
+  k.requirements = c.at("requirements").get<std::vector<std::string>>();
+  k.level = c.value("level", requirements.strongest_level(k.requirements));
+  k.tags = c.value("tags", std::vector<std::string>{});
+  k.role = c.at("role").get<std::string>();
+  k.features = c.value("features", std::vector<std::string>{});
+  k.agents = c.value("agents", Json::object());
+  k.ignore = c.value("ignore", Json::array());
+  k.timeout = std::chrono::milliseconds(c.value("timeout_ms", 0));
+  k.steps = c.at("steps");
+  return k;
+}
 
-  std::vector<std::filesystem::path> files;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(suites_dir, ec); it != std::filesystem::recursive_directory_iterator();
-       it.increment(ec)) {
-    if (ec) break;
-    const auto& p = it->path();
-    if (it->is_regular_file() && p.extension() == ".json" && p.filename() != "requirements.json") files.push_back(p);
-  }
-  if (ec) return unexpected("cannot list " + suites_dir.string() + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-
+Expected<std::vector<Suite>, std::string> build(const LintResult& lint, const RequirementCatalog& requirements, bool with_builtin) {
   std::vector<Suite> suites;
-  std::set<std::string> ids;
-  for (const auto& file : files) {
-    const std::string rel = "suites/" + std::filesystem::relative(file, suites_dir).generic_string();
-    std::ifstream in(file, std::ios::binary);
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    auto doc = json::parse_strict(buffer.str());
-    if (!doc) return unexpected(rel + ": " + doc.error().describe());
-    if (auto violations = schema->validate(*doc, 1); !violations.empty()) {
-      const auto& v = violations.front();
-      return unexpected(rel + ": " + (v.pointer.empty() ? "(root)" : v.pointer) + ": " + v.rule + ": " + v.message);
+  try {
+    for (const auto& f : lint.suites) {
+      if (lint.custom && f.builtin && !with_builtin) continue;
+      Suite suite;
+      suite.protocol = f.protocol;
+      suite.name = f.doc.at("suite").get<std::string>();
+      suite.file = f.file;
+      suite.description = f.doc.value("description", std::string());
+      for (const auto& c : f.doc.at("cases")) suite.cases.push_back(make_case(c, f, suite.name, requirements));
+      suites.push_back(std::move(suite));
     }
-    Suite suite;
-    suite.protocol = doc->at("protocol").get<std::string>();
-    suite.name = doc->at("suite").get<std::string>();
-    suite.file = rel;
-    suite.description = doc->value("description", std::string());
-    if (file.parent_path().filename() != suite.protocol) {
-      return unexpected(rel + ": protocol \"" + suite.protocol + "\" does not match its directory");
-    }
-    for (const auto& c : doc->at("cases")) {
-      Case k;
-      k.id = c.at("id").get<std::string>();
-      k.title = c.at("title").get<std::string>();
-      k.description = c.value("description", std::string());
-      k.protocol = suite.protocol;
-      k.suite = suite.name;
-      k.file = rel;
-      k.requirements = c.at("requirements").get<std::vector<std::string>>();
-      for (const auto& r : k.requirements) {
-        const Requirement* req = requirements.find(r);
-        if (req == nullptr) return unexpected(rel + ": case " + k.id + " names unknown requirement " + r);
-        if (req->protocol != k.protocol) return unexpected(rel + ": case " + k.id + " names " + r + " of another protocol");
-      }
-      k.level = c.value("level", requirements.strongest_level(k.requirements));
-      k.tags = c.value("tags", std::vector<std::string>{});
-      k.role = c.at("role").get<std::string>();
-      k.features = c.value("features", std::vector<std::string>{});
-      k.agents = c.value("agents", Json::object());
-      k.ignore = c.value("ignore", Json::array());
-      k.timeout = std::chrono::milliseconds(c.value("timeout_ms", 0));
-      k.steps = c.at("steps");
-      if (!ids.insert(k.id).second) return unexpected(rel + ": duplicate case id " + k.id);
-      suite.cases.push_back(std::move(k));
-    }
-    suites.push_back(std::move(suite));
+  } catch (const std::exception& ex) {  // not reached after a clean lint; a guard, not a path
+    return unexpected(std::string("suite files changed while loading: ") + ex.what());
   }
   return suites;
+}
+
+}  // namespace
+
+Expected<SuiteSet, std::vector<Problem>> load_suite_dir(const std::filesystem::path& dir, const LoadOptions& options) {
+  LintOptions lo;
+  lo.dir = dir;
+  lo.check_builtin_suites = options.with_builtin_cases;
+  auto lint = lint_suites(lo);
+  if (!lint) return unexpected(std::vector<Problem>{{dir.empty() ? std::string("suites") : dir.generic_string(), "", lint.error()}});
+  if (!lint->problems.empty()) return unexpected(std::move(lint->problems));
+  auto requirements = RequirementCatalog::load(lint->catalogue_dirs);
+  if (!requirements) return unexpected(std::vector<Problem>{{"requirements.json", "", requirements.error()}});
+  auto suites = build(*lint, *requirements, options.with_builtin_cases);
+  if (!suites) return unexpected(std::vector<Problem>{{dir.generic_string(), "", suites.error()}});
+  return SuiteSet{std::move(*requirements), std::move(*suites)};
+}
+
+Expected<std::vector<Suite>, std::string> load_suites(const std::filesystem::path& suites_dir, const RequirementCatalog& requirements) {
+  LintOptions lo;
+  lo.dir = suites_dir;
+  auto lint = lint_suites(lo);
+  if (!lint) return unexpected(lint.error());
+  if (!lint->problems.empty()) {
+    return unexpected(std::to_string(lint->problems.size()) + " problem(s) in the suites (agentconform lint lists them):\n" +
+                      describe_problems(lint->problems));
+  }
+  return build(*lint, requirements, false);
 }
 
 }  // namespace ac::engine

@@ -1,6 +1,8 @@
-// Suites and cases as loaded from suites/<protocol>/<suite>.json (validated against
-// schemas/scenario.schema.json). Steps stay JSON: the case runner interprets them (see
-// docs/scenarios.md for the vocabulary), so a case reads exactly as written.
+// Suites and cases as loaded from suites/<protocol>/<suite>.json, or from a custom suite
+// directory (DIR/<protocol>/<name>.json). Loading runs every check of `agentconform lint`
+// (lint.hpp) first: a broken case is refused with its file and JSON Pointer, never turned into
+// a FAIL at run time. Steps stay JSON: the case runner interprets them (see docs/scenarios.md
+// for the vocabulary), so a case reads exactly as written.
 #pragma once
 
 #include <chrono>
@@ -11,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/engine/lint.hpp"
 #include "harness/engine/requirements.hpp"
 #include "harness/util/expected.hpp"
 
@@ -50,9 +53,24 @@ struct Suite {
   std::vector<Case> cases;
 };
 
-// Loads every suite file under suites_dir (suites/<protocol>/<suite>.json, not
-// requirements.json), validating each against the scenario schema and checking that every
-// requirement a case names exists in the catalogue and that case IDs are unique.
+struct SuiteSet {
+  RequirementCatalog requirements;  // the built-in catalogues, extended by a custom directory's
+  std::vector<Suite> suites;
+};
+
+struct LoadOptions {
+  bool with_builtin_cases = false;  // for a custom directory: load the built-in cases too
+};
+
+// The one entry point for loading cases: the built-in suites (dir empty, or data_dir()/suites)
+// or a custom suite directory (`run --suites DIR`): DIR/<protocol>/<name>.json suite files and
+// optional DIR/<protocol>/requirements.json catalogues that extend the built-in ones. Only
+// DIR's cases are returned unless options.with_builtin_cases. Every problem lint finds is
+// returned (a usage problem such as a missing directory is one Problem naming the directory).
+Expected<SuiteSet, std::vector<Problem>> load_suite_dir(const std::filesystem::path& dir = {}, const LoadOptions& options = {});
+
+// Compatibility: the suites of suites_dir (checked as load_suite_dir checks them), with levels
+// from `requirements`; the error lists every problem, one per line.
 Expected<std::vector<Suite>, std::string> load_suites(const std::filesystem::path& suites_dir,
                                                       const RequirementCatalog& requirements);
 

@@ -273,12 +273,13 @@ Expected<RunResult, std::string> serve(const Loaded& loaded, const ServeOptions&
            << " client cases)\n";
   progress.flush();
 
-  TargetConfig target;
-  target.protocol = o.protocol;
+  // The hub's side of the protocol, with the declared defaults a server target would get.
+  const TargetDeclaration* declaration = loaded.declarations.find(o.protocol);
+  if (declaration == nullptr) return unexpected("no target declaration for " + o.protocol);
+  auto described = target_from_document(*declaration, Json::object(), "http://" + host, "the scripted hub");
+  if (!described) return unexpected(described.error());
+  TargetConfig target = std::move(*described);
   target.kind = "client";
-  target.http_base = "http://" + host;
-  target.ws_base = "ws://" + host;
-  driver.defaults(target);
   target.features.insert("*");
 
   RunResult result;

@@ -1,6 +1,7 @@
 #include "harness/engine/transcript.hpp"
 
 #include "harness/json/strict_reader.hpp"
+#include "harness/util/redact.hpp"
 
 namespace ac::engine {
 
@@ -14,6 +15,7 @@ void Transcript::add(std::string channel, std::string direction, std::string kin
   e.direction = std::move(direction);
   e.kind = std::move(kind);
   e.code = code;
+  data = ac::redact(data);  // before a cut could split a secret (registered values are hidden again when read)
   if (data.size() > max_entry_bytes_) {
     const std::size_t total = data.size();
     data.resize(max_entry_bytes_);
@@ -51,7 +53,7 @@ std::string Transcript::apply_redactions(std::string s) const {
       pos += replacement.size();
     }
   }
-  return s;
+  return ac::redact(s);  // settings declared secret, echoed credentials, headers, JWTs (docs/limits.md)
 }
 
 std::vector<TranscriptEntry> Transcript::entries() const {

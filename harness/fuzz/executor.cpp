@@ -7,6 +7,8 @@
 // is itself a hang.
 #include "harness/fuzz/executor.hpp"
 
+#include "harness/util/redact.hpp"
+
 #include <random>
 #include <thread>
 
@@ -42,11 +44,11 @@ void Executor::note(const std::string& channel, const char* direction, const cha
          {"channel", channel},
          {"direction", direction},
          {"kind", kind}};
-  if (data.size() > options_.transcript_entry_bytes) {
-    e["data"] = data.substr(0, options_.transcript_entry_bytes);
+  if (const std::string redacted = redact(data); redacted.size() > options_.transcript_entry_bytes) {  // before a cut could split a secret
+    e["data"] = redacted.substr(0, options_.transcript_entry_bytes);
     e["truncated"] = true;
   } else {
-    e["data"] = data;
+    e["data"] = redacted;
   }
   if (!ws::is_valid_utf8(e["data"].get_ref<const std::string&>())) {
     e["data"] = Json(e["data"]).dump(-1, ' ', true, Json::error_handler_t::replace);

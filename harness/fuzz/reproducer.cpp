@@ -1,14 +1,15 @@
 // Reproducer files (agentconform-fuzz-reproducer/1) and the findings of a results document.
-#include <fstream>
-#include <sstream>
 
 #include "harness/fuzz/fuzzer.hpp"
 #include "harness/json/strict_reader.hpp"
+#include "harness/util/read_file.hpp"
+#include "harness/util/redact.hpp"
 
 namespace ac::fuzz {
 namespace {
 
 constexpr const char* kFormat = "agentconform-fuzz-reproducer/1";
+constexpr std::size_t kReproducerLimit = 64u << 20;  // docs/limits.md
 
 Json strings(const std::vector<std::string>& v) {
   Json out = Json::array();
@@ -46,6 +47,15 @@ Json reproducer_json(const FuzzOptions& options, const Finding& finding) {
            {"original_steps", steps_to_json(finding.original)}};
   if (!finding.trip.observed.empty()) doc["observed"] = finding.trip.observed;
   if (finding.minimization_cut) doc["minimization_cut"] = true;
+  // Everything but the steps is redacted. The steps keep what they send (an API key the lobby
+  // needs to register an agent) or the reproducer would not replay; docs/limits.md says so.
+  Json steps = std::move(doc["steps"]);
+  Json original = std::move(doc["original_steps"]);
+  doc.erase("steps");
+  doc.erase("original_steps");
+  redact_json(doc);
+  doc["steps"] = std::move(steps);
+  doc["original_steps"] = std::move(original);
   return doc;
 }
 
@@ -73,13 +83,11 @@ Json finding_json(const FuzzOptions& options, const Finding& finding, std::size_
 }
 
 Expected<Reproducer, std::string> load_reproducer(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return unexpected("cannot open " + file.string());
-  std::stringstream buffer;
-  buffer << in.rdbuf();
+  auto text = read_file_bounded(file.string(), kReproducerLimit, "a fuzz reproducer");
+  if (!text) return unexpected(text.error());
   json::ReadLimits limits;
-  limits.max_bytes = 64u << 20;
-  auto doc = json::parse_strict(buffer.str(), limits);
+  limits.max_bytes = kReproducerLimit;
+  auto doc = json::parse_strict(*text, limits);
   if (!doc) return unexpected(file.string() + ": " + doc.error().describe());
   const Json& d = *doc;
   if (!d.is_object() || d.value("format", Json()) != kFormat) {

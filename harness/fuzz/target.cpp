@@ -1,8 +1,10 @@
 // Opening the fuzzing target (target.hpp).
 #include "harness/fuzz/target.hpp"
 
+#include "harness/embedded/embedded.hpp"
 #include "harness/engine/driver.hpp"
 #include "harness/fuzz/executor.hpp"
+#include "harness/util/data_dir.hpp"
 #include "reference/core/faults.hpp"
 
 namespace ac::fuzz {
@@ -10,6 +12,16 @@ namespace {
 
 proto::ProtocolId protocol_id(Protocol p) {
   return *proto::parse_protocol(protocol_name(p));
+}
+
+// The target declarations (loaded once; targets keep pointers into them).
+const engine::Declarations* declarations(std::string& error) {
+  static const auto loaded = engine::Declarations::load(data_dir() / "suites");
+  if (!loaded) {
+    error = loaded.error();
+    return nullptr;
+  }
+  return &*loaded;
 }
 
 // --target-command: the process monitor starts the command, and the target counts as up once it
@@ -46,7 +58,7 @@ Expected<bool, TargetError> start_command(const TargetRequest& r, FuzzTarget& ou
 
 ref::LobbyConfig embedded_config(Protocol p, const std::vector<std::string>& faults) {
   ref::LobbyConfig config;
-  engine::driver_for(protocol_id(p)).configure_embedded(config);
+  embedded::configure(std::string(protocol_name(p)), config);
   Json& alp = config.protocols["alp"];
   // Short-lived tokens, so the registry (max_agents) can evict the agents of finished sessions
   // as fast as a stream of sessions registers new ones (a session lasts well under a second).
@@ -66,18 +78,18 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   out.runtime = std::make_unique<net::Runtime>(2);
   out.view.runtime = out.runtime.get();
   out.view.probe_timeout = r.probe_timeout;
-  const auto& driver = engine::driver_for(protocol_id(r.protocol));
   engine::TargetConfig& t = out.view.config;
-  t.protocol = std::string(protocol_name(r.protocol));
-  if (!r.url.empty()) {
+  const std::string protocol(protocol_name(r.protocol));
+  std::string error;
+  const engine::Declarations* decls = declarations(error);
+  if (decls == nullptr) return unexpected(TargetError{2, error});
+  if (!r.url.empty() || !r.config_file.empty()) {  // target.json alone may name the target: never ignored
     if (!r.faults.empty()) return unexpected(TargetError{2, "--lobby-fault applies to the embedded lobby only, not to --target"});
-    if (auto ok = engine::apply_target_url(t, r.url, driver.primary_path()); !ok) return unexpected(TargetError{2, ok.error()});
-    if (!r.config_file.empty()) {
-      if (auto ok = engine::apply_target_file(t, r.config_file); !ok) return unexpected(TargetError{2, ok.error()});
-    }
+    auto resolved = engine::resolve_target(*decls, {protocol, r.url, r.config_file});
+    if (!resolved) return unexpected(TargetError{2, resolved.error()});
+    t = std::move(*resolved);
     if (t.kind != "remote") return unexpected(TargetError{2, "the fuzzer speaks to network targets (http://, https://, ws://, wss://)"});
-    driver.defaults(t);
-    out.description = {{"kind", "remote"}, {"url", r.url}};
+    out.description = {{"kind", "remote"}, {"url", t.url}};
     if (!r.command.empty()) {
       if (auto started = start_command(r, out); !started) return unexpected(started.error());
     }
@@ -96,14 +108,10 @@ Expected<FuzzTarget, TargetError> open_target(const TargetRequest& r) {
   auto process = LobbyProcess::start(o);
   if (!process) return unexpected(TargetError{3, "cannot start the embedded reference lobby: " + process.error()});
   out.process = std::move(*process);
-  t.kind = "embedded";
-  t.url = out.process->http_url();
-  t.http_base = out.process->http_url();
-  t.ws_base = out.process->ws_url();
+  auto described = embedded::target_for(*decls, protocol, o.config, out.process->http_url(), out.process->ws_url());
+  if (!described) return unexpected(TargetError{3, described.error()});
+  t = std::move(*described);
   out.monitor = &out.process->monitor();
-  driver.defaults(t);
-  driver.embedded_settings(o.config, t);
-  t.features = driver.reference_features();
   t.settings["health_path"] = "/healthz";
   // The lobby's own heap gauge: more precise than its resident memory (memory oracle).
   t.settings["metrics_path"] = "/metrics";

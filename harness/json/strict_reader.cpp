@@ -149,6 +149,7 @@ class StrictDomBuilder {
   bool end_array() { return close(); }
 
   bool key(string_t& k) {
+    awaiting_value_ = true;
     auto& obj = stack_.back().value->get_ref<Json::object_t&>();
     auto [it, inserted] = obj.try_emplace(std::move(k), nullptr);
     if (!inserted) {
@@ -163,13 +164,13 @@ class StrictDomBuilder {
     return true;
   }
 
-  bool parse_error(std::size_t position, const std::string& /*token*/, const nlohmann::detail::exception& ex) {
+  bool parse_error(std::size_t position, const std::string& token, const nlohmann::detail::exception& ex) {
     if (!error_set_) {
       error_set_ = true;
       error_.offset = position > 0 ? position - 1 : 0;
-      error_.message = as_text(ex.what());
       error_.rule = classify(ex);
-      error_.pointer = current_pointer();
+      error_.message = own_words(error_.rule, ex.what(), token);
+      error_.pointer = current_pointer() + value_segment();
     }
     return false;
   }
@@ -186,17 +187,61 @@ class StrictDomBuilder {
     std::size_t index;       // position in the parent array (when key is nullptr)
   };
 
-  // nlohmann's message quotes the bytes it read ("last read: '...'"), which can stop inside a
-  // UTF-8 sequence: such bytes are shown as \xNN so the message stays text (hubs put it into
-  // JSON answers; found by the fuzz_hub_* targets).
-  static std::string as_text(std::string message) {
-    Utf8Problem bad{};
-    while (find_encoding_problem(message, bad, /*nul_is_error=*/false)) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      const auto byte = static_cast<unsigned char>(message[bad.offset]);
-      message.replace(bad.offset, 1, std::string("\\x") + kHex[byte >> 4] + kHex[byte & 15]);
+  // Where the value being read sits in the innermost open container: the next element of an
+  // array, or the member whose name was just read ("" before a member name).
+  std::string value_segment() const {
+    if (stack_.empty()) return "";
+    const Json* top = stack_.back().value;
+    if (top->is_array()) return "/" + std::to_string(top->size());
+    if (awaiting_value_ && pending_key_ != nullptr) {
+      std::string out;
+      append_segment(out, *pending_key_);
+      return out;
     }
-    return message;
+    return "";
+  }
+
+  // The bytes the parser stopped at, fit for a message: the last 24, controls and bytes that are
+  // not ASCII as \xNN.
+  static std::string near(std::string_view token) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    const bool cut = token.size() > 24;  // the end is where the parser stopped
+    for (unsigned char c : cut ? token.substr(token.size() - 24) : token) {
+      if (c < 0x20 || c == 0x7f || c >= 0x80 || c == '\'' || c == '\\') {
+        out += "\\x";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return cut ? "..." + out : out;
+  }
+
+  // Our own words for what the parser found (its messages name library internals: exception
+  // ids, "parse_error.101", line and column counting). The rule is already classified.
+  static std::string own_words(JsonRule rule, std::string_view what, const std::string& token) {
+    const std::string at = token.empty() ? std::string() : " near '" + near(token) + "'";
+    switch (rule) {
+      case JsonRule::number_out_of_range: return "a number is out of range (it does not fit a 64-bit integer or a double)" + at;
+      case JsonRule::lone_surrogate: return "a \\u escape is half of a UTF-16 surrogate pair without its other half" + at;
+      case JsonRule::control_character: return "a string holds an unescaped control character (write it as \\u00XX)" + at;
+      case JsonRule::trailing_data: return "more text after the end of the JSON value" + at;
+      case JsonRule::invalid_utf8: return "invalid UTF-8 inside a string (RFC 8259 §8.1 requires UTF-8)" + at;
+      default: break;
+    }
+    if (what.find("unexpected end of input") != std::string_view::npos) return "the text ends before the JSON value is complete";
+    if (what.find("invalid literal") != std::string_view::npos) return "not a JSON value (the only words JSON knows are true, false and null)" + at;
+    if (what.find("invalid number") != std::string_view::npos) return "an invalid number (JSON numbers: -?digits[.digits][e[+-]digits], no leading zeros)" + at;
+    if (what.find("invalid string") != std::string_view::npos) return "an invalid string (a bad escape, or a string that does not end)" + at;
+    if (what.find("expected ']'") != std::string_view::npos) return "expected ',' or ']' after an array element" + at;
+    if (what.find("expected '}'") != std::string_view::npos) return "expected ',' or '}' after an object member" + at;
+    if (what.find("expected ':'") != std::string_view::npos) return "expected ':' after a member name" + at;
+    if (what.find("object key") != std::string_view::npos || what.find("string literal") != std::string_view::npos) {
+      return "expected a member name in double quotes" + at;
+    }
+    return "not valid JSON" + at;
   }
 
   static JsonRule classify(const nlohmann::detail::exception& ex) {
@@ -231,6 +276,7 @@ class StrictDomBuilder {
 
   template <typename V>
   bool place(V&& v) {
+    awaiting_value_ = false;
     if (stack_.empty()) {
       root_ = Json(std::forward<V>(v));
       return true;
@@ -245,6 +291,7 @@ class StrictDomBuilder {
   }
 
   bool open(Json::value_t type) {
+    awaiting_value_ = false;
     if (stack_.size() >= max_depth_) {
       return fail(JsonRule::too_deep, "nesting deeper than " + std::to_string(max_depth_) + " levels");
     }
@@ -284,6 +331,7 @@ class StrictDomBuilder {
   Json* slot_ = nullptr;
   const std::string* pending_key_ = nullptr;
   const std::string* duplicate_ = nullptr;
+  bool awaiting_value_ = false;  // a member name was read, its value not yet
   bool error_set_ = false;
   JsonError error_;
 };

@@ -95,12 +95,21 @@ std::string websocket_accept(const std::string& key) {
   return base64(digest, len);
 }
 
-ClientError error_from(const error_code& ec, const std::string& what) {
-  if (ec == beast::error::timeout || ec == asio::error::timed_out) return {ClientError::Kind::timeout, what + ": " + ec.message()};
+// Only a failure to open the TCP connection means the target is unreachable. A deadline shows
+// up as timeout or as "operation canceled" (the timer closed the socket): no answer in time. A
+// reset or end of stream after the connection was made is the target closing it: an answer.
+ClientError error_from(const error_code& ec, const std::string& what, bool connecting = false) {
+  if (ec == beast::error::timeout || ec == asio::error::timed_out || ec == asio::error::operation_aborted) {
+    return {ClientError::Kind::timeout, what + ": no answer in time"};
+  }
   if (ec.category() == asio::error::get_ssl_category() || ec == asio::ssl::error::stream_truncated) {
     return {ClientError::Kind::tls, what + ": " + ec.message()};
   }
-  return {ClientError::Kind::unreachable, what + ": " + ec.message()};
+  if (connecting) return {ClientError::Kind::unreachable, what + ": " + ec.message()};
+  if (ec.category() == http::make_error_code(http::error::end_of_stream).category() && ec != http::error::end_of_stream) {
+    return {ClientError::Kind::protocol, what + ": the answer is not acceptable HTTP (" + ec.message() + ")"};
+  }
+  return {ClientError::Kind::protocol, what + ": the target closed the connection (" + ec.message() + ")"};
 }
 
 // An open byte stream, plain or TLS.
@@ -229,17 +238,18 @@ asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request
   beast::tcp_stream tcp_stream(asio::make_strand(ioc));
   tcp_stream.expires_after(timeout);
   co_await tcp_stream.async_connect(endpoints, token);
-  if (ec) co_return unexpected(error_from(ec, "connecting to " + url.host + ":" + url.port));
+  if (ec) co_return unexpected(error_from(ec, "connecting to " + url.host + ":" + url.port, true));
   tcp_stream.socket().set_option(tcp::no_delay(true), ec);
   if (!url.tls) co_return co_await exchange(std::move(tcp_stream), nullptr, std::move(req), timeout, max_body, ws_key);
 
   auto ctx = make_tls_context(tls, ec);
   if (ec) co_return unexpected(ClientError{ClientError::Kind::tls, "cannot load CA file " + tls.ca_file + ": " + ec.message()});
   TlsStream stream(std::move(tcp_stream), *ctx);
-  if (!SSL_set_tlsext_host_name(stream.native_handle(), url.host.c_str())) {
+  const std::string name = tls.server_name.empty() ? url.host : tls.server_name;
+  if (!SSL_set_tlsext_host_name(stream.native_handle(), name.c_str())) {
     co_return unexpected(ClientError{ClientError::Kind::tls, "cannot set SNI host name"});
   }
-  if (!tls.insecure) stream.set_verify_callback(asio::ssl::host_name_verification(url.host));
+  if (!tls.insecure) stream.set_verify_callback(asio::ssl::host_name_verification(name));
   co_await stream.async_handshake(asio::ssl::stream_base::client, token);
   if (ec) co_return unexpected(error_from(ec, "TLS handshake"));
   co_return co_await exchange(std::move(stream), ctx, std::move(req), timeout, max_body, ws_key);

@@ -39,6 +39,7 @@ class Runtime {
 struct TlsClientOptions {
   std::string ca_file;    // PEM bundle to trust; empty: the system store
   bool insecure = false;  // skip certificate and host name verification
+  std::string server_name;  // the name the certificate must carry (and SNI); empty: the URL's host
 };
 
 struct ClientError {

@@ -41,6 +41,20 @@ http::response<http::string_body> to_beast_response(const HttpResponse& res, uns
   return out;
 }
 
+std::optional<Refusal> websocket_refusal(const http::request<http::string_body>& req) {
+  // The checks Beast's websocket accept made (boost/beast/websocket/impl/accept.hpp), with its
+  // answers; is_upgrade() already checked the method, Connection and Upgrade.
+  if (req.version() != 11) return Refusal{400, "Bad HTTP version", false};
+  if (req.find(http::field::host) == req.end()) return Refusal{400, "Missing Host", false};
+  const auto key = req.find(http::field::sec_websocket_key);
+  if (key == req.end()) return Refusal{400, "Missing Sec-WebSocket-Key", false};
+  if (key->value().empty() || key->value().size() > 24) return Refusal{400, "Invalid Sec-WebSocket-Key", false};
+  const auto version = req.find(http::field::sec_websocket_version);
+  if (version == req.end()) return Refusal{400, "Missing Sec-WebSocket-Version", false};
+  if (version->value() != "13") return Refusal{426, "Unsupported Sec-WebSocket-Version", true};
+  return std::nullopt;
+}
+
 namespace {
 
 HttpResponse error_response(int status, const std::string& code, const std::string& message) {
@@ -103,6 +117,11 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
     if (websocket::is_upgrade(req)) {
       auto route = shared().ws_routes.find(request.path);
       if (route == shared().ws_routes.end()) return reply_and_close(error_response(404, "NOT_FOUND", "no WebSocket endpoint at this path"));
+      if (auto refusal = websocket_refusal(req)) {
+        HttpResponse r = HttpResponse::text(refusal->status, refusal->text);
+        if (refusal->version_header) r.headers.emplace("sec-websocket-version", "13");
+        return reply_and_close(r);
+      }
       UpgradeDecision decision;
       try {
         decision = route->second->on_upgrade(request);
@@ -112,8 +131,11 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
       if (!decision.accept) return reply_and_close(decision.refusal);
       beast::get_lowest_layer(stream_).expires_never();
       shared().remove_session(id_);
-      run_ws_session<Stream>(std::move(token_), std::move(stream_), std::move(req), std::move(request), route->second,
-                             std::move(decision));
+      const auto rest = buffer_.cdata();
+      std::string leftover(static_cast<const char*>(rest.data()), rest.size());
+      const std::string key(req[http::field::sec_websocket_key]);
+      run_ws_session<Stream>(std::move(token_), std::move(stream_), key, std::move(request), route->second,
+                             std::move(decision), std::move(leftover));
       return;
     }
 

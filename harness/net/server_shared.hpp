@@ -77,8 +77,21 @@ http::response<http::string_body> to_beast_response(const HttpResponse& res, uns
 template <class Stream>
 void run_http_session(ConnectionToken token, Stream&& stream, beast::flat_buffer&& buffer, std::string remote);
 
+// Starts the WebSocket session of an upgrade the HTTP session checked (websocket_refusal) and the
+// handler accepted: writes the 101 and runs the connection. `leftover`: bytes the client sent
+// behind its upgrade request (its first frames), read with the request.
 template <class Stream>
-void run_ws_session(ConnectionToken token, Stream&& stream, http::request<http::string_body>&& req, HttpRequest request,
-                    std::shared_ptr<WsHandler> handler, UpgradeDecision decision);
+void run_ws_session(ConnectionToken token, Stream&& stream, const std::string& ws_key, HttpRequest request,
+                    std::shared_ptr<WsHandler> handler, UpgradeDecision decision, std::string leftover);
+
+// Why an upgrade request is not a valid RFC 6455 opening handshake (the HTTP status and a text
+// for the body), or nullopt when it is. Checked before the handler sees the request, so a bad
+// handshake never creates handler state.
+struct Refusal {
+  int status = 400;
+  std::string text;
+  bool version_header = false;  // 426: answer with Sec-WebSocket-Version: 13
+};
+std::optional<Refusal> websocket_refusal(const http::request<http::string_body>& req);
 
 }  // namespace ac::net::detail

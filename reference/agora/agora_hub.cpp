@@ -1,6 +1,6 @@
 // The Agora hub: the relay at /agora/ws (reference/agora/relay.hpp). The spec gives a relay no
 // HTTP API, and the relay needs none: registration, routing and errors are all on the WebSocket.
-// GET /healthz shows {"agents_online", "open_streams"} under protocols.agora.
+// GET /healthz shows {"agents_online", "open_streams", "fast_path_chunks"} under protocols.agora.
 #include "reference/agora/relay.hpp"
 
 namespace ac::ref {

@@ -60,6 +60,65 @@ pa::Message reply_as_message(pa::Message m) {
   return m;
 }
 
+bool json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// A JSON string at s[i] ('"' ... '"') without escape sequences or control characters (so its
+// bytes are its value); false for anything else. Advances i past the closing quote.
+bool plain_string(std::string_view s, std::size_t& i, std::string_view& out) {
+  if (i >= s.size() || s[i] != '"') return false;
+  const std::size_t start = ++i;
+  for (; i < s.size(); ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c == '"') {
+      out = s.substr(start, i - start);
+      ++i;
+      return true;
+    }
+    if (c == '\\' || c < 0x20) return false;
+  }
+  return false;
+}
+
+// The frame is {"type":"send_chunk","to":...,"stream_id":...,"chunk":...} in any member order,
+// with JSON whitespace, each member once, every value a plain string (see plain_string), `to` and
+// `stream_id` not empty: then a valid send_chunk (its schema asks no more) with no other member.
+// Anything else returns false, and the codec path decides.
+bool scan_send_chunk(std::string_view s, std::string_view& to, std::string_view& stream_id, std::string_view& chunk) {
+  std::size_t i = 0;
+  auto ws = [&] {
+    while (i < s.size() && json_space(s[i])) ++i;
+  };
+  ws();
+  if (i >= s.size() || s[i] != '{') return false;
+  ++i;
+  bool seen[4] = {false, false, false, false};
+  std::string_view type;
+  for (int member = 0; member < 4; ++member) {
+    ws();
+    std::string_view key, value;
+    if (!plain_string(s, i, key)) return false;
+    ws();
+    if (i >= s.size() || s[i] != ':') return false;
+    ++i;
+    ws();
+    if (!plain_string(s, i, value)) return false;
+    int k = key == "type" ? 0 : key == "to" ? 1 : key == "stream_id" ? 2 : key == "chunk" ? 3 : -1;
+    if (k < 0 || seen[k]) return false;
+    seen[k] = true;
+    (k == 0 ? type : k == 1 ? to : k == 2 ? stream_id : chunk) = value;
+    ws();
+    if (i >= s.size()) return false;
+    if (s[i] == ',' && member < 3) {
+      ++i;
+      continue;
+    }
+    if (s[i] != '}' || member != 3) return false;
+    ++i;
+  }
+  ws();
+  return i == s.size() && type == "send_chunk" && !to.empty() && !stream_id.empty();
+}
+
 std::string frame_text(const std::optional<std::string>& stream_id) {
   return stream_id ? " (stream_id \"" + *stream_id + "\")" : std::string();
 }
@@ -68,6 +127,7 @@ std::string frame_text(const std::optional<std::string>& stream_id) {
 
 Relay::Relay(HubContext& context, Settings settings) : context_(context), settings_(std::move(settings)) {
   limits_.max_bytes = settings_.max_frame_bytes;
+  fast_path_ = settings_.fast_path && !settings_.faults.any;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -93,6 +153,7 @@ bool Relay::register_id(const ConnPtr& conn, const std::string& id) {
   }
   registry_[id] = conn;
   conn->registered = true;
+  conn->from_json = Json(id).dump(-1, ' ', false, Json::error_handler_t::replace);
   // Entries of connections whose upgrade failed after it was accepted expire without a close:
   // drop them once the registry has doubled since the last sweep, so it stays bounded.
   if (registry_.size() >= sweep_at_) {
@@ -186,8 +247,31 @@ void Relay::on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInf
 }
 
 void Relay::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view frame, bool binary) {
+  auto* conn_raw = static_cast<Conn*>(peer->attachment.get());
+  if (conn_raw == nullptr) return;
+  if (fast_path_ && !binary) {
+    std::string_view to, stream_id, chunk;
+    // from_json is written when the connection registers, which happens on this connection
+    // before any of its frames is handled: it can be read before taking the lock.
+    if (!conn_raw->from_json.empty() && scan_send_chunk(frame, to, stream_id, chunk)) {
+      // The codec path's bytes: ForwardChunk as JSON, members sorted (chunk, from, stream_id, type),
+      // built before the lock is taken.
+      std::string out;
+      out.reserve(chunk.size() + stream_id.size() + conn_raw->from_json.size() + 56);
+      out += "{\"chunk\":\"";
+      out += chunk;
+      out += "\",\"from\":";
+      out += conn_raw->from_json;
+      out += ",\"stream_id\":\"";
+      out += stream_id;
+      out += "\",\"type\":\"message_chunk\"}";
+      std::lock_guard lock(mutex_);
+      if (!conn_raw->refusal.empty() || conn_raw->closed) return;
+      if (conn_raw->registered && fast_chunk(*conn_raw, to, stream_id, out)) return;
+      // Not for the fast path (no such stream, the recipient left, ...): the codec path answers.
+    }
+  }
   auto conn = std::static_pointer_cast<Conn>(peer->attachment);
-  if (!conn) return;
   bool registered = false;
   {
     std::lock_guard lock(mutex_);
@@ -300,6 +384,7 @@ void Relay::chunk_or_end(Conn& sender, const Message& msg, Family family, bool e
       }
     }
     std::string frame = forwarded(sender, msg);
+    if (load_fault(sender, *target, *stream, frame)) return;
     if (settings_.faults.chunks_reorder) {  // swaps every pair of chunks
       if (!stream->held) {
         stream->held = std::move(frame);
@@ -340,6 +425,16 @@ std::string Relay::forwarded(const Conn& sender, const Message& msg) const {
   return pa::encode(*out);
 }
 
+bool Relay::fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string& forwarded) {
+  OpenStream* stream = sender.streams.find(StreamKey{Family::send, std::string(stream_id)});
+  if (stream == nullptr || stream->to != to) return false;
+  auto target = stream->target.lock();
+  if (!target || !reachable(*target)) return false;
+  deliver_routed(sender, *target, std::move(forwarded));
+  ++fast_chunks_;
+  return true;
+}
+
 Relay::ConnPtr Relay::lookup(const std::string& agent_id) const {
   auto it = registry_.find(agent_id);
   if (it == registry_.end()) return nullptr;
@@ -372,6 +467,50 @@ void Relay::deliver_routed(Conn& sender, Conn& to, std::string frame) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Load-only faults (kind "load" in faults.json): what a relay gets wrong only under load. No
+// conformance case sends a thousand chunks on a connection or 500 a second, so `run` never sees
+// them; `agentconform load` does (tests/load/load_cli_test.cpp, LoadFaults).
+
+bool Relay::busy(Conn& sender) {
+  const auto now = context_.clock();
+  if (now - sender.rate_window_start >= std::chrono::seconds(1)) {
+    sender.rate_previous_chunks = now - sender.rate_window_start < std::chrono::seconds(2) ? sender.rate_window_chunks : 0;
+    sender.rate_window_chunks = 0;
+    sender.rate_window_start = now;
+  }
+  ++sender.rate_window_chunks;
+  return sender.rate_window_chunks >= 500 || sender.rate_previous_chunks >= 500;
+}
+
+bool Relay::load_fault(Conn& sender, Conn& target, OpenStream& stream, std::string& frame) {
+  const Faults& f = settings_.faults;
+  if (!f.load_drop_one_in_n && !f.load_reorder_under_contention && !f.load_misdeliver_under_contention) return false;
+  const std::uint64_t n = ++sender.chunks_sent;
+  if (f.load_drop_one_in_n && n % 1000 == 0) return true;  // lost without a trace
+  if (f.load_reorder_under_contention && stream.held) {
+    // The chunk held back goes out after this one.
+    deliver_routed(sender, target, std::move(frame));
+    deliver_routed(sender, target, std::move(*stream.held));
+    stream.held.reset();
+    return true;
+  }
+  if ((f.load_reorder_under_contention || f.load_misdeliver_under_contention) && busy(sender) && n % 100 == 0) {
+    if (f.load_reorder_under_contention) {
+      stream.held = std::move(frame);
+      return true;
+    }
+    for (auto& [id, weak] : registry_) {
+      auto other = weak.lock();
+      if (other && other.get() != &target && other.get() != &sender && reachable(*other)) {
+        deliver_routed(sender, *other, std::move(frame));
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Errors (reading AG-6)
 
 void Relay::send_error(Conn& to, const std::string& code, const std::string& text, std::optional<std::string> stream_id) {
@@ -397,7 +536,7 @@ Json Relay::status() const {
     auto c = weak.lock();
     if (c && !c->closed) ++online;
   }
-  return {{"agents_online", online}, {"open_streams", open_streams_}};
+  return {{"agents_online", online}, {"open_streams", open_streams_}, {"fast_path_chunks", fast_chunks_}};
 }
 
 }  // namespace ac::ref::agora

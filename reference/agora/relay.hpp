@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -47,6 +48,11 @@ struct Conn {
   std::vector<std::string> early;  // frames for it that arrived between the upgrade and the open
   bool early_overflow = false;
   StreamTable streams;             // streams this connection sends
+  std::string from_json;           // agent_id as a JSON string (the fast path's `from`)
+  // Load-only faults: chunks this connection sent, and its chunk rate over the last second.
+  std::uint64_t chunks_sent = 0;
+  std::chrono::system_clock::time_point rate_window_start{};
+  std::uint32_t rate_window_chunks = 0, rate_previous_chunks = 0;
 };
 
 class Relay final : public net::WsHandler {
@@ -59,7 +65,7 @@ class Relay final : public net::WsHandler {
   void on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo& info) override;
   std::size_t max_message_bytes() const override { return settings_.max_frame_bytes; }
 
-  Json status() const;  // {"agents_online", "open_streams"}
+  Json status() const;  // {"agents_online", "open_streams", "fast_path_chunks"}
 
  private:
   using ConnPtr = std::shared_ptr<Conn>;
@@ -84,14 +90,23 @@ class Relay final : public net::WsHandler {
   void send_error(Conn& to, const std::string& code, const std::string& text, std::optional<std::string> stream_id);
   void unknown_recipient(Conn& sender, const std::string& to, const std::optional<std::string>& stream_id);
   void invalid_frame(Conn& sender, const std::string& text);
+  // The send_chunk fast path (README "The send_chunk fast path"): relays `forwarded` (the frame
+  // the codec path would write) and returns true, or returns false and leaves the frame to the
+  // codec path. Requires mutex_.
+  bool fast_chunk(Conn& sender, std::string_view to, std::string_view stream_id, std::string& forwarded);
+  // Load-only faults: true when the fault consumed the chunk (dropped, held, sent elsewhere).
+  bool load_fault(Conn& sender, Conn& target, OpenStream& stream, std::string& frame);
+  bool busy(Conn& sender);  // relays 500 or more chunks a second
 
   HubContext& context_;
   Settings settings_;
   json::ReadLimits limits_;
+  bool fast_path_ = false;
   mutable std::mutex mutex_;
   std::unordered_map<std::string, std::weak_ptr<Conn>> registry_;  // agent id -> its connection
   std::size_t sweep_at_ = 1024;       // registry size that triggers dropping expired entries
   std::size_t open_streams_ = 0;      // over every connection
+  std::uint64_t fast_chunks_ = 0;     // chunks relayed by the fast path
   std::vector<ConnPtr> zombies_;      // agora.binding.keep-after-disconnect only
 };
 

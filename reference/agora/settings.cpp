@@ -13,7 +13,8 @@ const std::set<std::string>& known_keys() {
                                              "max_open_streams_per_agent",
                                              "max_open_streams_total",
                                              "ended_streams_remembered",
-                                             "max_pending_frames"};
+                                             "max_pending_frames",
+                                             "fast_path"};
   return keys;
 }
 
@@ -55,6 +56,7 @@ Expected<Settings, std::string> read_settings(const HubContext& context) {
   s.max_open_streams_total = positive(r, "max_open_streams_total", s.max_open_streams_total);
   s.ended_streams_remembered = positive(r, "ended_streams_remembered", s.ended_streams_remembered);
   s.max_pending_frames = positive(r, "max_pending_frames", s.max_pending_frames);
+  s.fast_path = r.boolean("fast_path", s.fast_path);
   if (!errors.empty()) return unexpected(errors.front());
 
   const FaultSet& f = context.faults;
@@ -76,6 +78,10 @@ Expected<Settings, std::string> read_settings(const HubContext& context) {
   x.frame_close_on_invalid = f.on("agora.frame.close-on-invalid");
   x.planted_empty_chunk_elsewhere = f.on("agora.planted.deliver-to-wrong-agent-on-empty-chunk");
   x.planted_hang_double_end = f.on("agora.planted.hang-on-double-end");
+  x.load_drop_one_in_n = f.on("agora.load.drop-one-in-n");
+  x.load_reorder_under_contention = f.on("agora.load.reorder-under-contention");
+  x.load_misdeliver_under_contention = f.on("agora.load.misdeliver-under-contention");
+  for (const auto& name : f.names()) x.any = x.any || name.rfind("agora.", 0) == 0;
   return s;
 }
 

@@ -36,6 +36,12 @@ struct Faults {
   bool frame_close_on_invalid = false;         // agora.frame.close-on-invalid
   bool planted_empty_chunk_elsewhere = false; // agora.planted.deliver-to-wrong-agent-on-empty-chunk (fuzzer proof)
   bool planted_hang_double_end = false;       // agora.planted.hang-on-double-end (fuzzer proof)
+  // Load-only faults (kind "load"): they show only at rates no conformance case reaches, so the
+  // kill matrix skips them and `agentconform load` is what catches them (tests/load/).
+  bool load_drop_one_in_n = false;              // agora.load.drop-one-in-n
+  bool load_reorder_under_contention = false;   // agora.load.reorder-under-contention
+  bool load_misdeliver_under_contention = false;  // agora.load.misdeliver-under-contention
+  bool any = false;                               // some agora.* fault is on (the fast path is off)
 };
 
 struct Settings {
@@ -47,6 +53,9 @@ struct Settings {
   std::size_t max_open_streams_total = 65536;       // whole relay; beyond: TOO_MANY_STREAMS
   std::size_t ended_streams_remembered = 1024;      // per connection, for STREAM_ENDED; older ones: UNKNOWN_STREAM
   std::size_t max_pending_frames = 1024;            // frames for a connection between its upgrade and its open
+  // The send_chunk fast path (relay.cpp): on unless a fault is on; off only to compare it with
+  // the codec path (tests/ref_agora/fast_path_test.cpp).
+  bool fast_path = true;
   Faults faults;
 };
 

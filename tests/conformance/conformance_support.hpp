@@ -3,8 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include <sstream>
-
+#include "harness/embedded/targets.hpp"
 #include "harness/engine/run.hpp"
 
 namespace ac::testing {
@@ -24,11 +23,11 @@ inline engine::RunResult run_embedded(const std::vector<std::string>& protocols,
   o.protocols = protocols;
   o.lobby_faults = faults;
   o.jobs = jobs;
-  o.quiet = true;
   auto plan = engine::make_plan(loaded(), o);
   if (!plan) throw std::runtime_error(plan.error());
-  std::ostringstream sink;
-  auto outcome = engine::execute(loaded(), *plan, o, sink);
+  auto targets = embedded::prepare_targets(loaded(), *plan, o);
+  if (!targets) throw std::runtime_error(targets.error());
+  auto outcome = engine::execute(loaded(), *plan, targets->targets, o);
   if (!outcome) throw std::runtime_error(outcome.error());
   return std::move(outcome->result);
 }

@@ -2,6 +2,8 @@
 // against it, and a deliberately broken agent fails the cases tied to what it breaks.
 #include <set>
 
+#include <sstream>
+
 #include "harness/engine/serve.hpp"
 #include "tests/conformance/conformance_support.hpp"
 

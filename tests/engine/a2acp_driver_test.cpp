@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include "harness/engine/driver.hpp"
+#include "harness/engine/target.hpp"
+#include "harness/engine/target_decl.hpp"
 #include "harness/protocols/a2acp/codec.hpp"
 #include "harness/protocols/a2acp/token.hpp"
+#include "harness/util/data_dir.hpp"
 
 namespace ac::engine {
 namespace {
@@ -19,9 +22,15 @@ constexpr const char* kSecret = "a2acp-driver-test-secret-0123456789-abcdefghij"
 class A2acpDriverTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    target.protocol = "a2acp";
-    target.http_base = "http://127.0.0.1:9";  // nothing listens: no case here may need HTTP
-    driver.defaults(target);
+    // The target a user's empty target.json gives: the declared defaults of suites/a2acp.
+    // Nothing listens on port 9: no case here may need HTTP.
+    auto declarations = Declarations::load(data_dir() / "suites");
+    ASSERT_TRUE(declarations) << declarations.error();
+    const auto* declaration = declarations->find("a2acp");
+    ASSERT_NE(declaration, nullptr);
+    auto made = target_from_document(*declaration, Json::object(), "http://127.0.0.1:9", "test");
+    ASSERT_TRUE(made) << made.error();
+    target = std::move(*made);
     target.settings["jwt_secret"] = kSecret;
     kase.id = "A2A-TEST-001";
     kase.protocol = "a2acp";

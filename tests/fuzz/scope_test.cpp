@@ -8,7 +8,9 @@
 #include <cstdlib>
 #include <fstream>
 
+#include "harness/embedded/embedded.hpp"
 #include "harness/engine/driver.hpp"
+#include "harness/util/data_dir.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
 
 namespace ac::fuzz {
@@ -61,12 +63,15 @@ int fuzz_partial(Protocol p, const Json& declaration, const std::filesystem::pat
   std::filesystem::create_directories(dir);
   const ref::LobbyConfig config = embedded_config(p, {});
   std::ofstream(dir / "lobby.json") << config_document(config).dump(2);
-  engine::TargetConfig t;
-  const auto& driver = engine::driver_for(*proto::parse_protocol(protocol_name(p)));
-  driver.defaults(t);
-  driver.embedded_settings(config, t);
+  // The settings the lobby's configuration implies, as the embedded target declares them.
+  static const auto declarations = engine::Declarations::load(data_dir() / "suites");
+  EXPECT_TRUE(declarations.has_value());
+  if (!declarations) return -1;
+  auto t = embedded::target_for(*declarations, std::string(protocol_name(p)), config, "http://127.0.0.1:1", "ws://127.0.0.1:1");
+  EXPECT_TRUE(t.has_value()) << (t ? "" : t.error());
+  if (!t) return -1;
   Json target = declaration;
-  target["settings"] = t.settings;
+  target["settings"] = t->settings;
   std::ofstream(dir / "target.json") << target.dump(2);
   const std::string port = std::to_string(test::free_port());
   const std::string cmd = std::string(AC_CLI) + " fuzz --protocol " + std::string(protocol_name(p)) + " --target " + scheme +

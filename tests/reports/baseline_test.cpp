@@ -1,7 +1,8 @@
 // Baseline semantics and the gate's exit codes, on hand-built result sets: a new failure fails,
 // a baselined one does not, an expired entry fails again, a fixed baselined case fails until the
 // baseline is updated, ERROR exits 3, --fail-on should gates WARN; update keeps reasons and
-// expiry; the parser reports precise errors. Also `compare`.
+// expiry; a baseline made under --fail-on should stays valid under the default policy; the parser
+// reports precise errors. Also `compare`.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -130,6 +131,48 @@ TEST(Gate, EntriesOfCasesThatDidNotRunAreNeitherFixedNorDropped) {
   const Baseline updated = update_baseline(&b, doc, Policy::must, "2025-02-01");
   ASSERT_EQ(updated.entries.size(), 1u);
   EXPECT_EQ(updated.entries[0].case_id, "Z");
+}
+
+// Issue 11, point 7: a baseline made under --fail-on should records WARN cases; the unchanged
+// target judged later under the default policy (which does not gate WARN) must not see those
+// entries as "now pass" (that exited 1), and updating the baseline there must not lose them.
+TEST(Gate, ShouldBaselineStaysValidUnderTheDefaultPolicy) {
+  const Json doc = run_of({make_case("A", "alp", "lifecycle", Verdict::warn, "SHOULD"), make_case("B", "alp", "lifecycle", Verdict::fail),
+                           make_case("C", "alp", "lifecycle", Verdict::pass)});
+  const Baseline made = update_baseline(nullptr, doc, Policy::should, "2025-02-01");
+  ASSERT_EQ(made.entries.size(), 2u);
+  EXPECT_EQ(made.entries[0].verdict, "WARN");
+
+  const Gate must = evaluate(doc, &made, Policy::must, "2025-02-02");
+  EXPECT_EQ(must.exit_code, 0) << must.summary;
+  EXPECT_THAT(must.fixed, IsEmpty());
+  EXPECT_THAT(ids(must.baselined), ElementsAre("B"));  // A is not gated under must: not "tolerated" either
+  EXPECT_EQ(must.summary.find("now pass"), std::string::npos);
+  const Gate should = evaluate(doc, &made, Policy::should, "2025-02-02");
+  EXPECT_EQ(should.exit_code, 0) << should.summary;
+  EXPECT_THAT(ids(should.baselined), ElementsAre("A", "B"));
+
+  // Updating under must keeps the WARN entry while the case still warns, so --fail-on should
+  // afterwards still passes; the entry's reason and date survive.
+  const Baseline kept = update_baseline(&made, doc, Policy::must, "2025-03-01");
+  ASSERT_EQ(kept.entries.size(), 2u);
+  EXPECT_EQ(kept.entries[0].case_id, "A");
+  EXPECT_EQ(kept.entries[0].added, "2025-02-01");
+  EXPECT_EQ(evaluate(doc, &kept, Policy::should, "2025-03-01").exit_code, 0);
+
+  // The WARN really gone (the case passes now) is a fix under either policy: the entry is stale.
+  const Json better = run_of({make_case("A", "alp", "lifecycle", Verdict::pass), make_case("B", "alp", "lifecycle", Verdict::fail),
+                              make_case("C", "alp", "lifecycle", Verdict::pass)});
+  const Gate fixed = evaluate(better, &made, Policy::must, "2025-02-02");
+  EXPECT_EQ(fixed.exit_code, 1);
+  EXPECT_THAT(ids(fixed.fixed), ElementsAre("A"));
+  EXPECT_EQ(update_baseline(&made, better, Policy::must, "2025-02-02").entries.size(), 1u);
+
+  // A FAIL entry whose case only warns now is fixed under must (the FAIL is gone) and a changed
+  // verdict under should, as before.
+  const Baseline fail_a = baseline_of({{"A", "alp", "FAIL", "known", "", ""}, {"B", "alp", "FAIL", "known", "", ""}});
+  EXPECT_THAT(ids(evaluate(doc, &fail_a, Policy::must, "2025-02-02").fixed), ElementsAre("A"));
+  EXPECT_THAT(ids(evaluate(doc, &fail_a, Policy::should, "2025-02-02").new_failures), ElementsAre("A"));
 }
 
 TEST(UpdateBaseline, RecordsEveryFailureKeepsExistingReasons) {

@@ -3,9 +3,11 @@
 // failing case with its transcript; with that failure in a baseline the run exits 0; without the
 // fault the baselined case is reported fixed and exits 1 until --update-baseline; usage errors
 // exit 2; an unreachable target exits 3; replay repeats a recorded case; compare and report on
-// hand-built results files.
+// hand-built results files. What `run` writes validates against schemas/report.schema.json, and a
+// setup error (nothing listening) gives reports that say so and hold no FAIL, also re-rendered.
 #include <gtest/gtest.h>
 
+#include "harness/schema/schema_store.hpp"
 #include "reports/report.hpp"
 #include "tests/reports/report_fixture.hpp"
 
@@ -35,6 +37,20 @@ std::vector<std::string> run_args(const TempDir& dir, const std::string& report_
     a.push_back(kFault);
   }
   return a;
+}
+
+// The violations of a results document against schemas/report.schema.json ("" when it is valid).
+std::string schema_violations(const Json& doc) {
+  static const auto store = [] {
+    auto r = schema::SchemaStore::load_directory(std::filesystem::path(AC_SOURCE_DIR) / "schemas");
+    if (!r) throw std::runtime_error(r.error());
+    return *r;
+  }();
+  const auto* s = store->find("report.schema.json");
+  if (!s) return "report.schema.json not found";
+  std::string out;
+  for (const auto& v : s->validate(doc)) out += v.pointer + " " + v.rule + ": " + v.message + "\n";
+  return out;
 }
 
 class CliGate : public ::testing::Test {
@@ -139,7 +155,11 @@ TEST_F(CliGate, UnreachableTargetExitsThree) {
                          "--jobs", "1", "--quiet", "--report-dir", (dir() / "unreachable").string()},
                         dir());
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
-  EXPECT_EQ(Json::parse(slurp(dir() / "unreachable/results.json"))["gate"]["unreachable"], true);
+  // The preflight finds nothing listening: a setup error, no case run (no ERROR per case).
+  const Json doc = Json::parse(slurp(dir() / "unreachable/results.json"));
+  EXPECT_EQ(doc["gate"]["exit_code"], 3);
+  EXPECT_NE(doc.value("setup_error", std::string()).find("reachable"), std::string::npos) << doc.dump(1);
+  EXPECT_TRUE(doc["cases"].empty());
   // An unreachable target must not fill a baseline with ERRORs.
   const Process u = cli({"run", "--protocol", "chopsticks", "--target", "ws://127.0.0.1:1/chopsticks/ws", "--case", "CHOP-VER-001",
                          "--jobs", "1", "--quiet", "--report", "none", "--baseline", (dir() / "never.json").string(),
@@ -169,6 +189,61 @@ TEST_F(CliGate, ReplayRepeatsTheRecordedCase) {
   EXPECT_EQ(p.exit_code, 0) << p.out << p.err;
   EXPECT_NE(p.out.find("reproduced the recorded verdict PASS"), std::string::npos) << p.out;
   EXPECT_EQ(cli({"replay", clean, "--case", "NO-SUCH-CASE"}, dir()).exit_code, 2);
+}
+
+TEST_F(CliGate, RunResultsValidateAgainstThePublishedSchema) {
+  if (!std::filesystem::exists(dir() / "faulty/results.json")) {
+    ASSERT_EQ(cli(run_args(dir(), "faulty", true), dir()).exit_code, 1);
+  }
+  const Json doc = Json::parse(slurp(dir() / "faulty/results.json"));
+  EXPECT_EQ(schema_violations(doc), "");
+  ASSERT_TRUE(doc.contains("coverage"));
+  ASSERT_TRUE(doc.contains("preflight"));
+  // The failure blames its step's requirement, and every report names it.
+  const Json* failed = nullptr;
+  for (const auto& c : doc["cases"]) {
+    if (c["id"] == kCase) failed = &c;
+  }
+  ASSERT_NE(failed, nullptr);
+  ASSERT_TRUE(failed->contains("blamed")) << failed->dump();
+  const std::string blamed = (*failed)["blamed"][0];
+  EXPECT_NE(slurp(dir() / "faulty/junit.xml").find("<failure message=\"" + blamed), std::string::npos);
+  EXPECT_NE(slurp(dir() / "faulty/summary.md").find("**MUST coverage:**"), std::string::npos);
+  EXPECT_NE(slurp(dir() / "faulty/report.html").find("<ul class=\"reqs blamed\"><li><b>" + blamed + "</b>"), std::string::npos);
+}
+
+TEST_F(CliGate, SetupErrorReportsSayItAndHoldNoFail) {
+  const Process p = cli({"run", "--protocol", "chopsticks", "--target", "ws://127.0.0.1:1/chopsticks/ws", "--case", "CHOP-VER-*",
+                         "--jobs", "1", "--quiet", "--report-dir", (dir() / "setup").string()},
+                        dir());
+  ASSERT_EQ(p.exit_code, 3) << p.out << p.err;
+  const Json doc = Json::parse(slurp(dir() / "setup/results.json"));
+  EXPECT_EQ(schema_violations(doc), "");
+  ASSERT_TRUE(doc.contains("setup_error")) << doc.dump(1);
+  EXPECT_TRUE(doc["cases"].empty());
+  const std::string md = slurp(dir() / "setup/summary.md");
+  EXPECT_NE(md.find("> **Setup error: no case ran.**"), std::string::npos) << md;
+  EXPECT_EQ(md.find("FAIL"), std::string::npos) << md;
+  const std::string xml = slurp(dir() / "setup/junit.xml");
+  EXPECT_NE(xml.find("<testcase name=\"preflight\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("failures=\"0\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<failure"), std::string::npos) << xml;
+  EXPECT_NE(slurp(dir() / "setup/report.html").find("<div class=\"banner setup-error\""), std::string::npos);
+
+  // Re-rendered from its results file, it says the same.
+  const Process r = cli({"report", (dir() / "setup/results.json").string(), "--report", "html,md,junit", "--report-dir",
+                         (dir() / "setup-again").string()},
+                        dir());
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(slurp(dir() / "setup-again/report.html").find("<div class=\"banner setup-error\""), std::string::npos);
+  EXPECT_EQ(slurp(dir() / "setup-again/summary.md"), md);
+  // A run that tested nothing cannot pass a comparison.
+  if (!std::filesystem::exists(dir() / "clean/results.json")) {
+    ASSERT_EQ(cli(run_args(dir(), "clean", false), dir()).exit_code, 0);
+  }
+  const Process c = cli({"compare", (dir() / "clean/results.json").string(), (dir() / "setup/results.json").string()}, dir());
+  EXPECT_EQ(c.exit_code, 3) << c.out << c.err;
+  EXPECT_NE(c.out.find("note: NEW: setup error"), std::string::npos) << c.out;
 }
 
 // compare and report work on results files only: hand-built ones here.

@@ -6,11 +6,13 @@
 #include <rapidcheck/gtest.h>
 
 #include <cctype>
+#include <functional>
 
 #include "harness/schema/schema_store.hpp"
 #include "reports/report.hpp"
 #include "reports/text.hpp"
 #include "tests/reports/report_fixture.hpp"
+#include "tests/reports/run_state_fixture.hpp"
 
 namespace ac::reports::testing {
 namespace {
@@ -72,6 +74,49 @@ TEST(JsonReport, SchemaRejectsWhatTheHarnessNeverWrites) {
   Json missing = doc;
   missing.erase("seed");
   EXPECT_FALSE(schema->is_valid(missing));
+}
+
+// What `run` writes since issue 11 (engine::to_json, with the gate as `run` sets it): a setup
+// error (no case, exit 3), an interrupted run (exit 130), a target that stopped answering, and a
+// run with blame, readings, coverage, N/A and root-cause groups; each still reads back.
+TEST(JsonReport, RunStateDocumentsValidate) {
+  const auto* schema = store().find("report.schema.json");
+  ASSERT_NE(schema, nullptr);
+  for (const Json& doc : {setup_error_doc(), interrupted_doc(), target_down_doc(), rich_doc(), rich_doc(true)}) {
+    const Json written = Json::parse(render_json(doc, nullptr));
+    EXPECT_TRUE(schema->is_valid(written)) << violations(*schema, written);
+    auto back = engine::run_result_from_json(written);
+    ASSERT_TRUE(back) << back.error();
+    EXPECT_EQ(back->cases.size(), written["cases"].size());
+  }
+  EXPECT_EQ(setup_error_doc()["setup_error"].get<std::string>().rfind("chopsticks: paths.ws: ", 0), 0u);
+  EXPECT_EQ(interrupted_doc()["gate"]["exit_code"], 130);
+  const Json rich = rich_doc();
+  EXPECT_EQ(rich["cases"][1]["blamed"], Json::array({"CHOP-versioning-validate"}));
+  EXPECT_EQ(rich["cases"][2]["reading"], true);
+}
+
+TEST(JsonReport, SchemaRejectsMistypedRunStateMembers) {
+  const auto* schema = store().find("report.schema.json");
+  ASSERT_NE(schema, nullptr);
+  const Json good = rich_doc();
+  ASSERT_TRUE(schema->is_valid(good)) << violations(*schema, good);
+  auto bad = [&](const std::function<void(Json&)>& edit) {
+    Json d = good;
+    edit(d);
+    return !schema->is_valid(d);
+  };
+  EXPECT_TRUE(bad([](Json& d) { d["setup_error"] = 3; }));
+  EXPECT_TRUE(bad([](Json& d) { d["interrupted"] = ""; }));
+  EXPECT_TRUE(bad([](Json& d) { d["target_down"] = {{"protocol", "x"}}; }));
+  EXPECT_TRUE(bad([](Json& d) { d["preflight"] = {{"alp", {{"ok", true}, {"checks", {{{"check", "x"}, {"status", "maybe"}, {"detail", ""}}}}}}}; }));
+  EXPECT_TRUE(bad([](Json& d) { d["coverage"]["must"]["percent"] = 150; }));
+  EXPECT_TRUE(bad([](Json& d) { d["coverage"]["untested"][0].erase("reason"); }));
+  EXPECT_TRUE(bad([](Json& d) { d["not_applicable"][0]["count"] = 0; }));
+  EXPECT_TRUE(bad([](Json& d) { d["root_causes"][0]["cases"] = "ALP-RC-001"; }));
+  EXPECT_TRUE(bad([](Json& d) { d["cases"][1]["blamed"] = "CHOP-versioning-validate"; }));
+  EXPECT_TRUE(bad([](Json& d) { d["cases"][2]["reading"] = "yes"; }));
+  EXPECT_TRUE(bad([](Json& d) { d["gate"]["exit_code"] = 4; }));
 }
 
 TEST(BaselineSchema, AcceptsWhatUpdateWritesAndRejectsBadDates) {

@@ -95,52 +95,22 @@
 #include "harness/engine/drivers/common.hpp"
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/typed/stamp.hpp"
-#include "reference/a2acp/directory.hpp"
-#include "reference/core/config.hpp"
-#include "reference/lobby/lobby.hpp"
 
 namespace ac::engine {
 namespace {
 
 namespace jwt = crypto::jwt;
 
-constexpr const char* kEmbeddedSecret = "agentconform-embedded-a2acp-secret-0123456789abcdef";
 constexpr const char* kWrongKey = "agentconform-not-the-auth-service-key-0123456789abcdef";
-constexpr std::size_t kDatasetPool = 64, kOtherPool = 8;
 
 std::int64_t now_s() { return static_cast<std::int64_t>(std::time(nullptr)); }
 
-Json dataset_input() {
-  return {{"type", "object"},
-          {"required", {"test_scenario_id", "dataset_type"}},
-          {"properties",
-           {{"test_scenario_id", {{"type", "string"}}}, {"dataset_type", {{"type", "string"}}}, {"record_count", {{"type", "integer"}, {"minimum", 1}}}}}};
-}
-Json dataset_output() {
-  return {{"type", "object"},
-          {"required", {"dataset_id"}},
-          {"properties", {{"dataset_id", {{"type", "string"}}}, {"record_count", {{"type", "integer"}}}, {"connection_string", {{"type", "string"}}}}}};
-}
-
-// Case variables: name, default (a setting named like the variable with '_' for '.' wins).
-const std::vector<std::pair<std::string, Json>>& variable_defaults() {
-  static const std::vector<std::pair<std::string, Json>> v = {
-      {"intent", "provision_test_dataset"},
-      {"intent.caps", Json::array({"read:datasets"})},
-      {"input.valid", {{"test_scenario_id", "scenario-123"}, {"dataset_type", "patient_demographics"}, {"record_count", 1000}}},
-      {"input.invalid", {{"test_scenario_id", 123}, {"record_count", "many"}}},
-      {"input.incompatible_schema",
-       {{"type", "object"},
-        {"required", {"scenario_id", "type"}},
-        {"properties", {{"scenario_id", {{"type", "string"}}}, {"type", {{"type", "string"}}}}}}},
-      {"output.valid", {{"dataset_id", "dataset-abc"}, {"record_count", 1000}}},
-      {"output.invalid", {{"record_count", "many"}}},
-      {"pii.intent", "provision_patient_records"},
-      {"pii.caps", Json::array({"read:patients"})},
-      {"pii.input", {{"cohort_id", "cohort-42"}}},
-      {"open.intent", "echo"},
-      {"quick.intent", "echo_quick"},
-  };
+// Case variables taken from the settings of the same name with '_' for '.' (their defaults are
+// declared in suites/a2acp/target-settings.json).
+const std::vector<std::string>& setting_variables() {
+  static const std::vector<std::string> v = {"intent", "intent.caps", "input.valid", "input.invalid", "input.incompatible_schema",
+                                             "output.valid", "output.invalid", "pii.intent", "pii.caps", "pii.input",
+                                             "open.intent", "quick.intent"};
   return v;
 }
 
@@ -152,52 +122,10 @@ std::string setting_key(std::string name) {
 Json variable(const TargetConfig& t, const std::string& name) {
   const std::string key = setting_key(name);
   if (auto it = t.settings.find(key); it != t.settings.end()) return *it;
-  for (const auto& [n, v] : variable_defaults()) {
-    if (n == name) return v;
-  }
   return nullptr;
 }
 
-std::vector<std::string> pool_ids(const std::string& pool, std::size_t n) {
-  std::vector<std::string> ids;
-  for (std::size_t i = 0; i < n; ++i) {
-    std::string num = std::to_string(i);
-    ids.push_back("agentconform-" + pool + "-" + std::string(num.size() < 3 ? 3 - num.size() : 0, '0') + num);
-  }
-  return ids;
-}
-
-Json embedded_pools() {
-  return {{"dataset", pool_ids("dataset", kDatasetPool)}, {"remote", pool_ids("remote", kOtherPool)}, {"denied", pool_ids("denied", kOtherPool)}};
-}
-
 Json default_pool_domains() { return {{"dataset", "a_domain"}, {"remote", "medtronic_poc"}, {"denied", "secret_domain"}}; }
-
-// The directory entries of the embedded lobby's pools.
-Json embedded_directory() {
-  const Json open = {{"input_schema", Json::object()}, {"output_schema", Json::object()}};
-  Json quick = open;
-  quick["routing_timeout_ms"] = 500;
-  const Json dataset_intents = {
-      {"provision_test_dataset", {{"input_schema", dataset_input()}, {"output_schema", dataset_output()}, {"required_capabilities", {"read:datasets"}}}},
-      {"provision_patient_records",
-       {{"input_schema", {{"type", "object"}, {"required", {"cohort_id"}}, {"properties", {{"cohort_id", {{"type", "string"}}}}}}},
-        {"output_schema", Json::object()},
-        {"required_capabilities", {"read:patients"}}}},
-      {"echo", open},
-      {"echo_quick", quick}};
-  Json out = ref::a2acp::Directory::default_json();
-  const Json pools = embedded_pools(), domains = default_pool_domains();
-  for (const auto& [pool, ids] : pools.items()) {
-    for (const auto& id : ids) {
-      Json entry = {{"agent_id", id}, {"domain", domains[pool]}, {"version", "1.0.0"}};
-      entry["intents"] = pool == "dataset" ? dataset_intents : Json{{"echo", open}};
-      out.push_back(std::move(entry));
-    }
-  }
-  return out;
-}
-
 // The next id of a pool: a process-wide counter, so cases running in parallel never share one.
 std::string lease(const std::string& pool, const Json& ids) {
   static std::mutex mutex;
@@ -222,38 +150,6 @@ class A2acpDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::a2acp; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/a2acp/ws");
-    t.paths.emplace("token", "/auth/token");
-    t.paths.emplace("agents", "/a2acp/agents");
-    if (!t.settings.contains("target_agents")) {
-      t.settings["target_agents"] = {{"dataset", {"dataset-provisioning-agent"}}, {"remote", Json::array()}, {"denied", Json::array()}};
-    }
-  }
-
-  std::set<std::string> reference_features() const override {
-    return {"a2acp.pii-policy", "a2acp.cross-domain-policy", "a2acp.payload-encryption"};
-  }
-
-  // The embedded lobby: a known secret, pools of target agents in the directory, and short
-  // handshake / routing timeouts so the timeout cases take about a second.
-  void configure_embedded(ref::LobbyConfig& config) const override {
-    Json& s = config.protocols["a2acp"];
-    if (!s.is_object()) s = Json::object();
-    if (!s.contains("jwt_secret")) s["jwt_secret"] = kEmbeddedSecret;
-    if (!s.contains("handshake_timeout_ms")) s["handshake_timeout_ms"] = 1500;
-    if (!s.contains("routing_timeout_ms")) s["routing_timeout_ms"] = 1500;
-    if (!s.contains("agents")) s["agents"] = embedded_directory();
-  }
-
-  void embedded_settings(const ref::LobbyConfig& c, TargetConfig& t) const override {
-    if (!c.api_keys.empty()) t.settings["api_key"] = c.api_keys.front();
-    const Json& s = c.section("a2acp");
-    t.settings["jwt_secret"] = s.value("jwt_secret", std::string(kEmbeddedSecret));
-    t.settings["presence_check"] = true;
-    t.settings["target_agents"] = embedded_pools();
-  }
-
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     const TargetConfig& t = env.target;
     std::string domain = t.setting("agent_domain", "a_domain");
@@ -276,8 +172,7 @@ class A2acpDriver final : public Driver {
     env.vars.set("broker.agent", broker(t));
     env.vars.set("api_key", t.setting("api_key"));
     env.vars.set("protocol_version", t.setting("protocol_version", "1.0"));
-    env.vars.set("path.token", t.path("token"));
-    for (const auto& [name, v] : variable_defaults()) env.vars.set(name, variable(t, name));
+    for (const auto& name : setting_variables()) env.vars.set(name, variable(t, name));
     if (!t.setting("api_key").empty()) env.transcript.redact(t.setting("api_key"), "api-key");
     const std::string steps = env.kase.steps.dump();
     for (const auto& [name, size] : {std::pair<const char*, std::size_t>{"size.near_limit", 890000},
@@ -285,6 +180,49 @@ class A2acpDriver final : public Driver {
                                      {"size.message_over", 1100000}}) {
       if (steps.find(std::string("${") + name + "}") != std::string::npos) env.vars.set(name, std::string(size, 'x'));
     }
+  }
+
+  // Preflight: the token service issues a token for the API key (when the target plays the
+  // auth service), and a probe agent attaches to the broker (when it plays the broker).
+  std::vector<ProbeResult> probe(CaseEnv& env) const override {
+    std::vector<ProbeResult> out;
+    const TargetConfig& t = env.target;
+    AgentSession& agent = probe_agent(env);
+    if (t.plays("auth-service") && t.kind == "remote") {
+      Json body = {{"agent_id", agent.id}, {"target_agent_id", broker(t)["agent_id"]}, {"requested_capabilities", Json::array()}};
+      if (!t.setting("api_key").empty()) body[api_key_member(t)] = t.setting("api_key");
+      auto r = http_json(env, "POST", t.path("token"), {}, body.dump(), /*any_status=*/true);
+      ProbeResult p{"credentials", false, "", ""};
+      if (!r) {
+        p.detail = "POST " + t.path("token") + " failed: " + r.error();
+        p.fix = "check paths.token (the auth service's token endpoint, reading A2-11)";
+      } else if (const int status = (*r)["status"].get<int>(); status == 401 || status == 403) {
+        p.detail = "settings.api_key was refused: POST " + t.path("token") + " answered HTTP " + std::to_string(status) + " " +
+                   (*r)["body"].dump().substr(0, 200);
+        p.fix = "set settings.api_key to a key the auth service accepts (sent as the body member settings.api_key_member, "
+                "default api_key; reading A2-20)";
+      } else if (status < 200 || status > 299 || !(*r)["body"].is_object() || !(*r)["body"].contains("token")) {
+        p.detail = "POST " + t.path("token") + " answered HTTP " + std::to_string(status) + " without a token: " +
+                   (*r)["body"].dump().substr(0, 200);
+        p.fix = "the token request's body follows reading A2-11 (agent_id, target_agent_id, requested_capabilities); check "
+                "that the auth service accepts it, and settings.api_key_member";
+      } else {
+        p.ok = true;
+        p.detail = "the auth service issued a token for settings.api_key";
+      }
+      out.push_back(std::move(p));
+      if (!out.back().ok) return out;
+    } else if (t.setting("jwt_secret").empty()) {
+      out.push_back({"credentials", false, "the target has no token service, and settings.jwt_secret is not set",
+                     "set settings.jwt_secret to the HS256 key the broker verifies tokens with, so the harness can mint them"});
+      return out;
+    }
+    if (t.plays("broker")) {
+      ProbeResult p = probe_result(connect(agent, Json{{"connect", "probe"}}, env));
+      if (p.ok) p.detail = "a probe agent attached to the broker at " + t.path("ws");
+      out.push_back(std::move(p));
+    }
+    return out;
   }
 
   ConnectResult connect(AgentSession& agent, const Json& step, CaseEnv& env) const override {
@@ -406,7 +344,12 @@ class A2acpDriver final : public Driver {
     Json body = {{"agent_id", sub}, {"target_agent_id", aud}, {"requested_capabilities", caps}};
     if (!env.target.setting("api_key").empty()) body[api_key_member(env.target)] = env.target.setting("api_key");
     if (sub == agent.id && agent.props.contains("domain")) body["domain"] = agent.props["domain"];
+    // A token is the harness's set-up, not the behaviour under test: a slow auth service (a
+    // loaded CI machine) gets five step timeouts before the case becomes an ERROR.
+    const auto step_timeout = env.step_timeout;
+    env.step_timeout = step_timeout * 5;
     auto r = http_json(env, "POST", env.target.path("token"), {}, body.dump());
+    env.step_timeout = step_timeout;
     if (!r) return unexpected("the auth service gave no token for sub " + sub + ", aud " + aud + ": " + r.error());
     if (!r->is_object() || !r->contains("token") || !(*r)["token"].is_string()) {
       return unexpected("the auth service answered without a token: " + r->dump());
@@ -448,13 +391,26 @@ class A2acpDriver final : public Driver {
     };
     Expected<std::string, std::string> out = unexpected(std::string("unknown token kind \"") + kind + "\"");
     const bool claims_given = step.contains("claims") && step["claims"].is_object();
-    if (kind == "valid" && !claims_given) out = service_token(sub, aud, caps, agent, env);
+    // A target without a token service (a broker alone, an exec: or dir: target) gets tokens
+    // minted here with settings.jwt_secret, as its auth service would issue them.
+    const bool minted = !t.plays("auth-service") || t.kind == "exec" || t.kind == "dir";
+    auto issued = [&](const std::string& s, const std::string& a, const Json& c) -> Expected<std::string, std::string> {
+      if (!minted) return service_token(s, a, c, agent, env);
+      Json mine = claims;
+      mine["sub"] = s;
+      mine["aud"] = a;
+      mine["capabilities"] = c;
+      auto token = forge(mine, t);
+      if (!token) return unexpected("the target has no token service (it does not play auth-service): " + token.error());
+      return token;
+    };
+    if (kind == "valid" && !claims_given) out = issued(sub, aud, caps);
     else if (kind == "valid") out = forge(with_overrides(claims), t);
-    else if (kind == "missing-capability") out = service_token(sub, aud, Json::array(), agent, env);
-    else if (kind == "wrong-audience") out = service_token(sub, "elsewhere-" + aud, caps, agent, env);
-    else if (kind == "wrong-subject") out = service_token("impostor-" + sub, aud, caps, agent, env);
+    else if (kind == "missing-capability") out = issued(sub, aud, Json::array());
+    else if (kind == "wrong-audience") out = issued(sub, "elsewhere-" + aud, caps);
+    else if (kind == "wrong-subject") out = issued("impostor-" + sub, aud, caps);
     else if (kind == "bad-signature" && step.value("key", std::string()) != "other") {
-      auto good = service_token(sub, aud, caps, agent, env);
+      auto good = issued(sub, aud, caps);
       if (!good) return good;
       const auto d1 = good->find('.'), d2 = good->rfind('.');
       auto c = d1 == std::string::npos || d2 == d1 ? std::nullopt : decode_segment(std::string_view(*good).substr(d1 + 1, d2 - d1 - 1));

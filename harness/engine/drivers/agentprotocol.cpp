@@ -8,7 +8,7 @@
 //         next incoming message (agentprotocol_channels.hpp)
 //   dir   the file-exchange directory (dir:PATH targets; the embedded lobby gets a temporary
 //         one): files named {from}-{to}-{timestamp}-{id}.json, spelled as
-//         reference/agentprotocol/file_naming.hpp says
+//         harness/protocols/agentprotocol/file_naming.hpp says
 //   exec  exec: targets (one JSON message per line), like ws
 //
 // Keys: each agent gets an Ed25519 key drawn from the case's seeded generator (so a run with
@@ -61,17 +61,16 @@
 #include <stdlib.h>
 
 #include <filesystem>
+#include <functional>
 
 #include "harness/crypto/base64.hpp"
 #include "harness/crypto/ed25519.hpp"
 #include "harness/engine/drivers/agentprotocol_channels.hpp"
 #include "harness/engine/drivers/common.hpp"
 #include "harness/protocols/agentprotocol/codec.hpp"
+#include "harness/protocols/agentprotocol/file_naming.hpp"
 #include "harness/protocols/agentprotocol/signature.hpp"
 #include "harness/protocols/typed/stamp.hpp"
-#include "reference/agentprotocol/file_naming.hpp"
-#include "reference/core/config.hpp"
-#include "reference/lobby/lobby.hpp"
 
 namespace ac::engine {
 namespace {
@@ -152,6 +151,9 @@ std::pair<Json, Json> split_edits(const Json& step) {
   return {before, after};
 }
 
+// The driver's transport names (ws, http, dir, exec) as the declaration names transports.
+std::string declared_transport(const std::string& driver_name) { return driver_name == "dir" ? "file" : driver_name; }
+
 class AgentProtocolDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::agentprotocol; }
@@ -169,46 +171,43 @@ class AgentProtocolDriver final : public Driver {
     if (!t.settings.contains("transport")) {
       t.settings["transport"] = t.kind == "dir" ? "dir" : t.kind == "exec" ? "exec" : http_url && t.kind == "remote" ? "http" : "ws";
     }
+    // A target that offers only some transports (target.json "transports") is spoken to through
+    // one it offers.
+    if (t.kind == "remote" || t.kind == "embedded") {
+      if (const std::string chosen = t.setting("transport"); !t.offers(declared_transport(chosen))) {
+        for (const char* candidate : {"ws", "http"}) {
+          if (t.offers(candidate)) {
+            t.settings["transport"] = candidate;
+            break;
+          }
+        }
+      }
+    }
   }
 
-  std::set<std::string> reference_features() const override {
-    return {"agentprotocol.http", "agentprotocol.ws", "agentprotocol.file-exchange", "agentprotocol.relay",
-            "agentprotocol.rate-limit", "agentprotocol.request-timeout", "agentprotocol.failing-action"};
+  // The transports a case uses: each connect's ("transport", else the target's), named as the
+  // declaration names them (the dir: exchange is "file").
+  std::set<std::string> case_transports(const Case& kase, const TargetConfig& target) const override {
+    std::set<std::string> named;
+    std::function<void(const Json&)> walk = [&](const Json& steps) {
+      if (!steps.is_array()) return;
+      for (const auto& s : steps) {
+        if (!s.is_object()) continue;
+        if (s.contains("connect")) named.insert(declared_transport(s.value("transport", target.setting("transport", "ws"))));
+        if (s.contains("http")) named.insert("http");
+        if (s.contains("repeat")) walk(s.value("steps", Json::array()));
+        if (auto p = s.find("parallel"); p != s.end() && p->is_array()) {
+          for (const auto& b : *p) walk(b);
+        }
+      }
+    };
+    walk(kase.steps);
+    named.erase("exec");
+    return named;
   }
+
   std::vector<std::string> hub_ws_paths() const override { return {"/agentprotocol/ws"}; }
   std::vector<std::string> hub_http_paths() const override { return {"/agentprotocol"}; }
-
-  // The embedded lobby gets a known key (so its agentId is a setting), a private exchange
-  // directory (removed at shutdown), a fast poll and a rate limit the error-code cases reach.
-  void configure_embedded(ref::LobbyConfig& config) const override {
-    Json& s = config.protocols["agentprotocol"];
-    if (!s.contains("key_pem") && !s.contains("key_file")) {
-      if (auto key = crypto::Ed25519PrivateKey::generate()) {
-        if (auto pem = key->to_pem()) s["key_pem"] = *pem;
-      }
-    }
-    if (!s.contains("exchange_dir")) {
-      std::string templ = (std::filesystem::temp_directory_path() / "agentconform-ap-XXXXXX").string();
-      if (::mkdtemp(templ.data()) != nullptr) {
-        s["exchange_dir"] = templ;
-        s["exchange_cleanup"] = true;
-      }
-    }
-    if (!s.contains("exchange_poll_ms")) s["exchange_poll_ms"] = 20;
-    if (!s.contains("rate_limit_burst")) s["rate_limit_burst"] = 20;
-    if (!s.contains("rate_limit_per_second")) s["rate_limit_per_second"] = 10;
-  }
-
-  void embedded_settings(const ref::LobbyConfig& config, TargetConfig& t) const override {
-    const Json& s = config.section("agentprotocol");
-    if (auto pem = s.find("key_pem"); pem != s.end() && pem->is_string()) {
-      if (auto key = crypto::Ed25519PrivateKey::from_pem(pem->get<std::string>())) {
-        t.settings["peer_agent_id"] = ap::agent_id(key->public_key());
-      }
-    }
-    if (auto dir = s.find("exchange_dir"); dir != s.end() && dir->is_string()) t.directory = dir->get<std::string>();
-    t.settings["max_message_bytes"] = static_cast<std::int64_t>(config.max_message_bytes);
-  }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     std::string seed = seed_from(env.rng);
@@ -226,7 +225,7 @@ class AgentProtocolDriver final : public Driver {
     if (key && !agent.props.contains("id")) agent.id = ap::agent_id(key->public_key());
     env.vars.set(agent.name + ".id", agent.id);
     env.vars.set(agent.name + ".public_key", key ? ap::agent_id(key->public_key()) : agent.id);
-    env.vars.set(agent.name + ".file_id", ref::agentprotocol::file_id(agent.id));
+    env.vars.set(agent.name + ".file_id", proto::agentprotocol::file_id(agent.id));
     env.vars.set(agent.name + ".other_id", other_key ? ap::agent_id(other_key->public_key()) : std::string());
     env.vars.set(agent.name + ".name", name);
 

@@ -11,13 +11,13 @@
 #include <thread>
 
 #include "harness/json/strict_reader.hpp"
-#include "reference/agentprotocol/file_naming.hpp"
+#include "harness/protocols/agentprotocol/file_naming.hpp"
 
 namespace ac::engine {
 namespace {
 
 namespace fs = std::filesystem;
-namespace apx = ref::agentprotocol;
+namespace apx = proto::agentprotocol;
 using Clock = std::chrono::steady_clock;
 
 Incoming closed_event(std::uint16_t code, std::string reason) {

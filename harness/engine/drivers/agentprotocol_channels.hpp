@@ -5,7 +5,7 @@
 //         body becomes the next incoming message (an empty one, e.g. 202 for a notify, none).
 //         A failed POST (unreachable, timeout) ends the channel like a dropped connection.
 //   dir   the file exchange: each sent message is written to the shared directory under the
-//         naming convention (reference/agentprotocol/file_naming.hpp; temporary name, then
+//         naming convention (harness/protocols/agentprotocol/file_naming.hpp; temporary name, then
 //         rename), and incoming messages are the files addressed to the agent ({to} segment =
 //         its own id), read oldest first and deleted. Closing the channel removes the agent's
 //         unread mail and the files it wrote that nobody consumed.

@@ -34,7 +34,6 @@
 #include "harness/engine/drivers/common.hpp"
 #include "harness/engine/matcher.hpp"
 #include "harness/json/strict_reader.hpp"
-#include "reference/lobby/lobby.hpp"
 
 namespace ac::engine {
 namespace {
@@ -92,19 +91,7 @@ class AgoraDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::agora; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/agora/ws");
-    if (!t.settings.contains("binding")) t.settings["binding"] = "query";
-    if (!t.settings.contains("query_parameter")) t.settings["query_parameter"] = "agent_id";
-  }
-
-  std::set<std::string> reference_features() const override { return {"agora.streaming", "agora.error-frames"}; }
   std::vector<std::string> hub_ws_paths() const override { return {"/agora/ws"}; }
-
-  void embedded_settings(const ref::LobbyConfig& config, TargetConfig& t) const override {
-    const auto& section = config.section("agora");
-    t.settings["max_frame_bytes"] = section.value("max_frame_bytes", static_cast<std::int64_t>(config.max_message_bytes));
-  }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     (void)agent;

@@ -45,9 +45,10 @@
 // A registration refused during a connect ends the connect as refused with that HTTP status.
 //
 // Variables: ${a.id}; ${a.token}, ${a.expires_at} after a's registration; ${lobby_id};
-// ${protocol_version}; ${api_key}; ${agent_type}; ${rate_limit.messages},
-// ${rate_limit.burst} (messages + 5); ${invoke_timeout_ms}; ${oversize_text} (a string of
-// max_message_bytes + 1 characters, defined only in cases that mention it).
+// ${protocol_version}; ${api_key}; ${api_key_location} (settings.api_key_location, default
+// "body"); ${agent_type}; ${rate_limit.messages}, ${rate_limit.burst} (messages + 5);
+// ${invoke_timeout_ms}; ${oversize_text} (a string of max_message_bytes + 1 characters, defined
+// only in cases that mention it).
 //
 // Filling a message template (send steps): message_id (fresh UUIDv4), protocol_version,
 // sender_id (the agent's id), receiver_id (the lobby_id for REGISTER_CLIENT, UNREGISTER_CLIENT,
@@ -76,8 +77,6 @@
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/profile.hpp"
 #include "harness/protocols/typed/stamp.hpp"
-#include "reference/core/config.hpp"
-#include "reference/lobby/lobby.hpp"
 
 namespace ac::engine {
 namespace {
@@ -157,59 +156,14 @@ class AlpDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::alp; }
   std::string primary_path() const override { return "connect"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("connect", "/ws/connect");
-    t.paths.emplace("register", "/api/v1/register");
-    t.paths.emplace("broadcast", "/api/v1/admin/broadcast");
-    t.paths.emplace("agents", "/api/v1/agents");
-    auto def = [&](const char* key, Json value) {
-      if (!t.settings.contains(key)) t.settings[key] = std::move(value);
-    };
-    def("protocol_version", "0.2.0");
-    def("api_key_location", "body");
-    def("agent_type", "agentconform-mock");
-    def("roles_member", "roles");
-    def("connect_sync", "ping");
-    def("max_message_bytes", 1024 * 1024);
-  }
-
-  std::set<std::string> reference_features() const override {
-    return {"alp.token-expiry", "alp.rate-limit", "alp.input-schema-validation", "alp.broadcast-admin", "alp.roles"};
-  }
   std::vector<std::string> hub_ws_paths() const override { return {"/ws/connect"}; }
   std::vector<std::string> hub_http_paths() const override { return {"/api/v1/register"}; }
-
-  // Short lifetimes and timeouts so the expiry, rate-limit and timeout cases are fast; a case
-  // longer than the token lifetime would see its sessions end (every ALP case is far shorter).
-  void configure_embedded(ref::LobbyConfig& config) const override {
-    Json& s = config.protocols["alp"];
-    if (!s.is_object()) s = Json::object();
-    auto def = [&](const char* key, Json value) {
-      if (!s.contains(key)) s[key] = std::move(value);
-    };
-    if (!s.contains("token_ttl_s")) def("token_ttl_ms", 3000);
-    def("rate_limit_messages", 40);
-    def("rate_limit_window_ms", 1000);
-    def("invoke_timeout_ms", 600);
-    def("unregister_grace_ms", 400);
-  }
-
-  void embedded_settings(const ref::LobbyConfig& c, TargetConfig& t) const override {
-    const Json& s = c.section("alp");
-    if (!c.api_keys.empty()) t.settings["api_key"] = c.api_keys.front();
-    t.settings["lobby_id"] = c.lobby_id;
-    t.settings["admin_token"] = c.admin_token;
-    t.settings["max_message_bytes"] = c.max_message_bytes;
-    t.settings["token_ttl_ms"] = s.value("token_ttl_ms", s.value("token_ttl_s", std::int64_t{3600}) * 1000);
-    t.settings["rate_limit_messages"] = s.value("rate_limit_messages", std::int64_t{1000});
-    t.settings["invoke_timeout_ms"] =
-        c.scaled(std::chrono::milliseconds(s.value("invoke_timeout_ms", std::int64_t{60000}))).count();
-  }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     const TargetConfig& t = env.target;
     env.vars.set("protocol_version", t.setting("protocol_version", "0.2.0"));
     env.vars.set("agent_type", t.setting("agent_type", "agentconform-mock"));
+    env.vars.set("api_key_location", t.setting("api_key_location", "body"));
     if (t.settings.contains("api_key")) env.vars.set("api_key", t.settings["api_key"]);
     if (!env.vars.has("lobby_id") && t.settings.contains("lobby_id")) env.vars.set("lobby_id", t.settings["lobby_id"]);
     const auto rate = setting_int(t, "rate_limit_messages", 1000);
@@ -222,6 +176,32 @@ class AlpDriver final : public Driver {
       const auto limit = std::max<std::int64_t>(setting_int(t, "max_message_bytes", 1024 * 1024), 0);
       env.vars.set("oversize_text", std::string(static_cast<std::size_t>(limit) + 1, 'x'));
     }
+  }
+
+  // Preflight: register and connect one agent, and say which setting a refusal points at.
+  std::vector<ProbeResult> probe(CaseEnv& env) const override {
+    const ConnectResult c = connect(probe_agent(env), Json{{"connect", "probe"}}, env);
+    ProbeResult r = probe_result(c);
+    if (c.outcome == ConnectResult::Outcome::connected) {
+      r.check = "credentials";
+      r.detail = "settings.api_key was accepted: a probe agent registered (" + env.target.path("register") +
+                 ") and opened its WebSocket (" + env.target.path("connect") + ")";
+    } else if (c.outcome == ConnectResult::Outcome::refused && c.request.starts_with("POST")) {
+      r.check = c.status == 401 || c.status == 403 ? "credentials" : "registration";
+      if (c.status == 401 || c.status == 403) {
+        r.detail = "settings.api_key was refused: " + c.request + " answered HTTP " + std::to_string(c.status) +
+                   (c.body.empty() ? "" : ": " + c.body.substr(0, 200));
+      }
+      r.fix = c.status == 401 || c.status == 403
+                  ? "set settings.api_key in target.json to an API key the lobby accepts (it is sent as the body member api_key; "
+                    "set settings.api_key_location to header or both if the lobby reads the X-API-Key header)"
+                  : "the lobby refused the probe's registration (alp-0.2.0.md §4.1): check settings.agent_type and "
+                    "settings.api_key_location against what the lobby expects";
+    } else if (c.outcome == ConnectResult::Outcome::refused) {
+      r.fix = "the lobby refused the WebSocket of an agent it had just registered: check paths.connect, and that the lobby "
+              "accepts the token and agent_id query parameters (§4.2)";
+    }
+    return {r};
   }
 
   ConnectResult connect(AgentSession& agent, const Json& step, CaseEnv& env) const override {
@@ -351,12 +331,19 @@ class AlpDriver final : public Driver {
     params["agent_type"] = agent.state.value("agent_type", std::string("agentconform-mock"));
     if (step.contains("roles")) params["roles"] = step["roles"];
     else if (agent.props.contains("roles")) params["roles"] = agent.props["roles"];
+    const std::string request = "POST " + env.target.path("register");
     auto r = register_call(env, params, key);
-    if (!r) return {ConnectResult::Outcome::unreachable, 0, "", "registration: " + r.error()};
+    if (!r) {
+      // The connection could not be made at all, or the exchange failed after it was made.
+      const bool unreachable = r.error().starts_with("target unreachable");
+      return {unreachable ? ConnectResult::Outcome::unreachable : ConnectResult::Outcome::refused, 0, "", "registration: " + r.error(),
+              request};
+    }
     const int status = (*r)["status"].get<int>();
     const Json& body = (*r)["body"];
-    if (status < 200 || status > 299 || !body.is_object() || !body.contains("auth_token") || !body["auth_token"].is_string()) {
-      return {ConnectResult::Outcome::refused, status, body.dump(), "the HTTP registration was refused"};
+    if (status < 200 || status > 299) return {ConnectResult::Outcome::refused, status, body.dump(), "the HTTP registration was refused", request};
+    if (!body.is_object() || !body.contains("auth_token") || !body["auth_token"].is_string()) {
+      return {ConnectResult::Outcome::refused, status, body.dump(), "the registration answer has no auth_token (§4.1)", request};
     }
     agent.state["token"] = body["auth_token"];
     agent.state["registered_at_ms"] =

@@ -11,7 +11,6 @@
 #include <thread>
 
 #include "harness/engine/drivers/common.hpp"
-#include "reference/core/config.hpp"
 
 namespace ac::engine {
 namespace {
@@ -21,18 +20,7 @@ class ChopsticksDriver final : public Driver {
   proto::ProtocolId protocol() const override { return proto::ProtocolId::chopsticks; }
   std::string primary_path() const override { return "ws"; }
 
-  void defaults(TargetConfig& t) const override {
-    t.paths.emplace("ws", "/chopsticks/ws");
-    t.paths.emplace("agents", "/chopsticks/agents");
-    t.paths.emplace("request", "/chopsticks/request");
-    if (!t.settings.contains("protocol_version")) t.settings["protocol_version"] = "1.0.0";
-  }
-
-  std::set<std::string> reference_features() const override { return {"chopsticks.rpc", "chopsticks.admin-api"}; }
   std::vector<std::string> hub_ws_paths() const override { return {"/chopsticks/ws"}; }
-
-  // A short RPC timeout keeps the timeout cases fast against the embedded lobby.
-  void configure_embedded(ref::LobbyConfig& config) const override { config.protocols["chopsticks"]["request_timeout_ms"] = 1500; }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     env.vars.set("protocol_version", env.target.setting("protocol_version", "1.0.0"));

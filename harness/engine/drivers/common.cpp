@@ -41,9 +41,10 @@ ConnectResult connect_ws(AgentSession& agent, const Json& step, CaseEnv& env, co
   auto ch = env.ws_connect(path + qs, headers, agent.name);
   if (!ch) {
     const auto& e = ch.error();
-    if (e.kind == net::ClientError::Kind::refused) return {ConnectResult::Outcome::refused, e.status, e.body, ""};
-    if (e.kind == net::ClientError::Kind::unreachable) return {ConnectResult::Outcome::unreachable, 0, "", e.describe()};
-    return {ConnectResult::Outcome::refused, 0, "", e.describe()};
+    const std::string request = "GET " + path + " (WebSocket upgrade)";
+    if (e.kind == net::ClientError::Kind::refused) return {ConnectResult::Outcome::refused, e.status, e.body, "", request};
+    if (e.kind == net::ClientError::Kind::unreachable) return {ConnectResult::Outcome::unreachable, 0, "", e.describe(), request};
+    return {ConnectResult::Outcome::refused, 0, "", e.describe(), request};
   }
   agent.channel = *ch;
   return {};

@@ -1,11 +1,11 @@
 // The file-exchange naming convention (see file_naming.hpp).
-#include "reference/agentprotocol/file_naming.hpp"
+#include "harness/protocols/agentprotocol/file_naming.hpp"
 
 #include <cctype>
 
 #include "harness/protocols/typed/stamp.hpp"
 
-namespace ac::ref::agentprotocol {
+namespace ac::proto::agentprotocol {
 namespace {
 
 constexpr std::size_t kKeyFileIdSize = 43;  // base64url of 32 bytes, unpadded
@@ -117,4 +117,4 @@ std::optional<ExchangeName> parse_exchange_name(std::string_view name) {
   return ExchangeName{std::string(from), std::string(to), std::string(stamp), std::string(id)};
 }
 
-}  // namespace ac::ref::agentprotocol
+}  // namespace ac::proto::agentprotocol

@@ -1,0 +1,78 @@
+#include "harness/engine/coverage.hpp"
+
+#include <set>
+
+namespace ac::engine {
+namespace {
+
+using Json = nlohmann::json;
+
+// Whether a requirement is one the run's side can test against this target.
+bool applies(const Requirement& r, const TargetConfig* t, const std::string& side) {
+  if (r.roles.empty()) return true;
+  for (const auto& role : r.roles) {
+    if (side == "client" ? role == "agent" : role != "agent" && (t == nullptr || t->plays(role))) return true;
+  }
+  return false;
+}
+
+Json tally(std::size_t applicable, std::size_t tested) {
+  const double pct = applicable == 0 ? 100.0 : 100.0 * static_cast<double>(tested) / static_cast<double>(applicable);
+  return {{"applicable", applicable}, {"tested", tested}, {"percent", static_cast<double>(static_cast<int>(pct * 10 + 0.5)) / 10.0}};
+}
+
+}  // namespace
+
+Json compute_coverage(const RequirementCatalog& requirements, const std::vector<CaseResult>& cases,
+                      const std::map<std::string, TargetConfig>& targets, const std::string& side) {
+  // What each requirement got: judged by a case, or why not.
+  std::map<std::string, std::string> judged_by, not_judged;
+  std::set<std::string> protocols;
+  for (const auto& c : cases) {
+    protocols.insert(c.protocol);
+    const bool ran = c.verdict == Verdict::pass || c.verdict == Verdict::fail || c.verdict == Verdict::warn;
+    const auto& ids = c.verdict == Verdict::pass ? c.requirements : c.blamed;
+    if (ran) {
+      for (const auto& id : ids) judged_by.emplace(id, c.id);
+    }
+    for (const auto& id : c.requirements) {
+      if (judged_by.count(id)) continue;
+      std::string why = c.verdict == Verdict::not_applicable ? "N/A: " + (c.na_cause.empty() ? c.reason : c.na_cause)
+                        : c.verdict == Verdict::error       ? "ERROR in " + c.id
+                                                            : "its case " + c.id + " failed before checking it";
+      not_judged.emplace(id, why);
+    }
+  }
+  std::size_t must_all = 0, must_tested = 0, reading_all = 0, reading_tested = 0;
+  Json per_protocol = Json::object();
+  Json untested = Json::array();
+  for (const auto& p : protocols) {
+    auto it = targets.find(p);
+    const TargetConfig* t = it == targets.end() ? nullptr : &it->second;
+    std::size_t pa = 0, pt = 0, ra = 0, rt = 0;
+    for (const Requirement* r : requirements.of_protocol(p)) {
+      if (r->level != "MUST" || !applies(*r, t, side)) continue;
+      const bool tested = judged_by.count(r->id) != 0;
+      if (r->kind == "reading") {
+        ++ra;
+        rt += tested;
+        continue;
+      }
+      ++pa;
+      pt += tested;
+      if (!tested) {
+        auto why = not_judged.find(r->id);
+        untested.push_back({{"id", r->id}, {"protocol", p}, {"reason", why == not_judged.end() ? "no case of this run covers it" : why->second}});
+      }
+    }
+    per_protocol[p] = {{"must", tally(pa, pt)}, {"readings", tally(ra, rt)}};
+    must_all += pa;
+    must_tested += pt;
+    reading_all += ra;
+    reading_tested += rt;
+  }
+  return {{"side", side}, {"must", tally(must_all, must_tested)}, {"readings", tally(reading_all, reading_tested)},
+          {"protocols", per_protocol}, {"untested", untested}};
+}
+
+}  // namespace ac::engine

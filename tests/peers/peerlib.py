@@ -1,0 +1,212 @@
+"""Shared plumbing of the independent test peers (tests/peers/<protocol>/peer.py).
+
+Each peer is a small server written from one spec in /work/shared/specs/, not from the
+reference lobby, so that agentconform is exercised against an implementation by someone who
+read the spec on their own. This module holds what every peer needs and no protocol logic:
+the command line common to all (port, route prefix, TLS), strict JSON parsing, ISO 8601 and
+UUID checks, and starting an aiohttp server on 127.0.0.1 that prints the port it listens on.
+
+Debian 12 packages only: python3-aiohttp (HTTP + WebSocket on one port) and, for the
+AgentProtocol peer, python3-cryptography (Ed25519). Run with /usr/bin/python3.
+"""
+
+import argparse
+import asyncio
+import datetime
+import json
+import re
+import signal
+import ssl
+import sys
+
+from aiohttp import web
+
+UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z", re.ASCII)
+UUID4_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\Z", re.ASCII)
+# ISO 8601 date-time in UTC: Z or a zero offset, optional fraction.
+ISO_UTC_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+00:00|\+0000)\Z", re.ASCII)
+ISO_ANY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})\Z", re.ASCII)
+
+
+def base_parser(description):
+    """The flags every peer has: where it listens and the misconfigurations a user might have."""
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("port", type=int, nargs="?", default=0, help="TCP port on 127.0.0.1 (0: pick one; the chosen port is printed as 'LISTENING <port>')")
+    p.add_argument("--prefix", default="", help="misconfiguration: serve every route under this prefix (e.g. /v2), so the harness's default paths 404")
+    p.add_argument("--tls-cert", help="serve TLS with this certificate (PEM); plain HTTP otherwise")
+    p.add_argument("--tls-key", help="the private key of --tls-cert (PEM)")
+    p.add_argument("--quiet", action="store_true", help="do not log each refusal to stderr")
+    return p
+
+
+class ParseError(Exception):
+    pass
+
+
+def _no_constants(name):
+    raise ParseError("non-JSON number constant " + name)
+
+
+def parse_json(text):
+    """Strict JSON: NaN/Infinity are refused (RFC 8259 has no such numbers)."""
+    try:
+        return json.loads(text, parse_constant=_no_constants)
+    except ParseError:
+        raise
+    except (ValueError, RecursionError) as e:
+        raise ParseError(str(e)) from None
+
+
+def dumps(value):
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def iso_from_epoch(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def valid_iso(text, utc_only=True):
+    if not isinstance(text, str):
+        return False
+    if not (ISO_UTC_RE if utc_only else ISO_ANY_RE).match(text):
+        return False
+    try:
+        datetime.datetime.fromisoformat(text.replace("Z", "+00:00")[:19])
+    except ValueError:
+        return False
+    return True
+
+
+def log(args, *parts):
+    if not getattr(args, "quiet", False):
+        print("peer:", *parts, file=sys.stderr, flush=True)
+
+
+def json_response(status, body):
+    return web.Response(status=status, text=dumps(body), content_type="application/json")
+
+
+def run_app(app, args):
+    """Serves `app` on 127.0.0.1:args.port until SIGTERM/SIGINT; prints 'LISTENING <port>' once bound."""
+    ctx = None
+    if args.tls_cert:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(args.tls_cert, args.tls_key)
+
+    async def main():
+        runner = web.AppRunner(app, handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", args.port, ssl_context=ctx)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]
+        print("LISTENING", port, flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for s in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(s, stop.set)
+        await stop.wait()
+        await runner.cleanup()
+
+    asyncio.run(main())
+
+
+def route(args, path):
+    return args.prefix.rstrip("/") + path
+
+
+# --- A small JSON Schema subset (draft-07 keywords the specs' examples use) -------------------
+# ALP §9 asks the lobby (MAY) and agents (MUST) to validate input_data against a capability's
+# input_schema; A2ACP's broker validates payloads against contract schemas. Unknown keywords are
+# ignored, as JSON Schema prescribes.
+
+_TYPES = {
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool) or (isinstance(v, float) and v.is_integer()),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+def schema_errors(schema, value, where="$"):
+    """Returns a list of 'where: problem' strings (empty when value conforms)."""
+    if schema is True or not isinstance(schema, dict):
+        return []
+    if schema is False:
+        return [where + ": no value allowed"]
+    errs = []
+    t = schema.get("type")
+    if t is not None:
+        types = t if isinstance(t, list) else [t]
+        if not any(_TYPES.get(x, lambda v: True)(value) for x in types):
+            return [f"{where}: expected {'/'.join(map(str, types))}"]
+    if "enum" in schema and value not in schema["enum"]:
+        errs.append(f"{where}: not one of {schema['enum']}")
+    if "const" in schema and value != schema["const"]:
+        errs.append(f"{where}: must be {schema['const']!r}")
+    if isinstance(value, dict):
+        for r in schema.get("required", []):
+            if r not in value:
+                errs.append(f"{where}: missing required member '{r}'")
+        props = schema.get("properties", {})
+        for k, v in value.items():
+            if k in props:
+                errs += schema_errors(props[k], v, f"{where}.{k}")
+            elif schema.get("additionalProperties") is False:
+                errs.append(f"{where}: member '{k}' not allowed")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                errs += schema_errors(schema["additionalProperties"], v, f"{where}.{k}")
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        for i, v in enumerate(value):
+            errs += schema_errors(schema["items"], v, f"{where}[{i}]")
+    if isinstance(value, str):
+        if "minLength" in schema and len(value) < schema["minLength"]:
+            errs.append(f"{where}: shorter than {schema['minLength']}")
+        if "maxLength" in schema and len(value) > schema["maxLength"]:
+            errs.append(f"{where}: longer than {schema['maxLength']}")
+        if "pattern" in schema and not re.search(schema["pattern"], value):
+            errs.append(f"{where}: does not match {schema['pattern']}")
+    if _TYPES["number"](value):
+        if "minimum" in schema and value < schema["minimum"]:
+            errs.append(f"{where}: below {schema['minimum']}")
+        if "maximum" in schema and value > schema["maximum"]:
+            errs.append(f"{where}: above {schema['maximum']}")
+    return errs
+
+
+# --- Semantic versions (ALP §7.2.1 version_match, A2ACP agent versions) ------------------------
+
+SEMVER_RE = re.compile(r"^(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?\Z", re.ASCII)
+
+
+def semver(text):
+    m = SEMVER_RE.match(text) if isinstance(text, str) else None
+    if not m:
+        return None
+    return (int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4) is None, m.group(4) or "")
+
+
+def version_matches(pattern, version):
+    """'1.x', '1.2.x', '>=2.0.0', '<3.0.0', '=1.0.0', '1.0.2' (exact); None when the pattern is unreadable."""
+    v = semver(version)
+    if v is None:
+        return False
+    pattern = pattern.strip()
+    m = re.match(r"^(\d+)(?:\.(\d+|x|\*))?(?:\.(x|\*))?$", pattern)
+    if m and (m.group(2) in (None, "x", "*") or m.group(3) is not None):
+        if int(m.group(1)) != v[0]:
+            return False
+        return m.group(2) in (None, "x", "*") or int(m.group(2)) == v[1]
+    m = re.match(r"^(>=|<=|>|<|=|==)?\s*(.+)$", pattern)
+    want = semver(m.group(2)) if m else None
+    if want is None:
+        return None
+    op = m.group(1) or "="
+    a, b = v[:4], want[:4]
+    return {">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b, "=": a == b, "==": a == b}[op]
