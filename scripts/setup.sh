@@ -20,6 +20,8 @@ run_packages=(
   libboost1.81-dev libboost-url1.81-dev
   nlohmann-json3-dev libssl-dev openssl
   libcli11-dev libre2-dev
+  # lld links the (large) binaries in seconds instead of minutes (cmake/Linker.cmake)
+  lld
 )
 # The test command: test and benchmark libraries, the clang-19 libFuzzer build, and the tools
 # tests call (chromium renders the HTML report, xmllint checks JUnit XML against its XSD, zip

@@ -22,6 +22,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/validators.hpp"
+#include "harness/engine/preflight.hpp"
 #include "harness/engine/results.hpp"
 #include "harness/fuzz/fuzz.hpp"
 #include "harness/fuzz/hostile_hub.hpp"
@@ -98,9 +99,24 @@ Expected<fuzz::FuzzTarget, fuzz::TargetError> open(const FuzzCli& o, fuzz::Proto
   return fuzz::open_target(r);
 }
 
-// The target must answer the known-good probe before any finding can mean something (a target
-// started by --target-command was already awaited until it did).
+// Before any finding can mean something: a third-party target passes the same preflight as
+// `run` (reachable, TLS as the scheme says, entry points, credentials accepted; a setup mistake
+// is exit 3 naming the setting to fix, not a campaign of false findings), and every target
+// answers the known-good probe (a target started by --target-command was already awaited until
+// it did).
 std::optional<int> preflight(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
+  if (target.view.config.kind == "remote") {
+    engine::PreflightOptions po;
+    po.timeout = std::max(std::chrono::milliseconds(5000), target.view.probe_timeout);
+    const auto checked = engine::preflight(target.view.config, *target.view.runtime, po);
+    if (!checked.ok()) {
+      std::cerr << "fuzz: setup error, nothing was fuzzed: " << printable(checked.summary()) << "\n"
+                << "  (agentconform doctor --protocol " << fuzz::protocol_name(protocol) << " --target " << printable(target.view.config.url)
+                << " prints every check)\n";
+      target.stop();
+      return 3;
+    }
+  }
   if (target.command) return std::nullopt;
   fuzz::Executor first(target.view, protocol);
   if (auto trip = first.probe()) {

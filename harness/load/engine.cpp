@@ -3,7 +3,6 @@
 // engine.hpp for what it does; this file is about how.
 #include "harness/load/engine.hpp"
 
-#include <openssl/evp.h>
 #include <openssl/rand.h>
 
 #include <boost/asio/co_spawn.hpp>
@@ -16,7 +15,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/url/parse.hpp>
 #include <cmath>
 #include <cstring>
 #include <future>
@@ -24,6 +22,7 @@
 #include <thread>
 
 #include "harness/load/marker.hpp"
+#include "harness/net/handshake.hpp"
 
 namespace ac::load {
 
@@ -65,44 +64,9 @@ Snapshot Counters::latency_snapshot() const {
 
 namespace {
 
-struct ParsedUrl {
-  bool tls = false;
-  std::string host, port, target, host_header;
-};
+using ParsedUrl = net::EndpointUrl;
 
-Expected<ParsedUrl, std::string> parse_url(const std::string& url) {
-  auto u = boost::urls::parse_uri(url);
-  if (!u) return unexpected(url + ": " + u.error().message());
-  ParsedUrl out;
-  const std::string scheme(u->scheme());
-  if (scheme == "wss" || scheme == "https") out.tls = true;
-  else if (scheme != "ws" && scheme != "http") return unexpected(url + ": the scheme must be ws, wss, http or https");
-  out.host = std::string(u->host_address());
-  if (out.host.empty()) return unexpected(url + ": no host");
-  if (u->host_type() == boost::urls::host_type::ipv6) out.host = std::string(u->encoded_host_address());
-  out.port = u->has_port() ? std::string(u->port()) : (out.tls ? "443" : "80");
-  out.target = std::string(u->encoded_path());
-  if (out.target.empty()) out.target = "/";
-  if (u->has_query()) out.target += "?" + std::string(u->encoded_query());
-  const bool default_port = (out.tls && out.port == "443") || (!out.tls && out.port == "80");
-  out.host_header = default_port ? out.host : out.host + ":" + out.port;
-  return out;
-}
-
-std::string base64(const unsigned char* data, std::size_t n) {
-  std::string out(4 * ((n + 2) / 3), '\0');
-  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
-  out.resize(static_cast<std::size_t>(len));
-  return out;
-}
-
-std::string accept_for(const std::string& key) {
-  const std::string input = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(input.data(), input.size(), digest, &len, EVP_sha1(), nullptr);
-  return base64(digest, len);
-}
+Expected<ParsedUrl, std::string> parse_url(const std::string& url) { return net::parse_endpoint_url(url); }
 
 // xorshift64*: masking keys (RFC 6455 §5.3 asks for unpredictable keys; the relay under test
 // must not be able to guess them, which a per-thread generator seeded from the OS ensures).
@@ -760,7 +724,7 @@ asio::awaitable<OpenResult> open_connection(asio::any_io_executor ex, ParsedUrl 
       co_return unexpected("the upgrade of " + url.target.substr(0, url.target.find('?')) + " was refused with HTTP " +
                            std::to_string(status) + (parser.get().body().empty() ? "" : ": " + parser.get().body().substr(0, 300)));
     }
-    if (std::string(parser.get()[http::field::sec_websocket_accept]) != accept_for(ws_key)) {
+    if (std::string(parser.get()[http::field::sec_websocket_accept]) != net::websocket_accept(ws_key)) {
       co_return unexpected(std::string("the 101 answer's Sec-WebSocket-Accept does not match the key (RFC 6455 §4.2.2)"));
     }
     const auto rest = buffer.cdata();
@@ -828,9 +792,7 @@ Expected<bool, std::string> Engine::connect() {
     const Endpoint ep = e.profile.endpoint(a);
     auto url = parse_url(ep.url);
     if (!url) return unexpected("agent " + e.profile.agent_name(a) + ": " + url.error());
-    unsigned char nonce[16];
-    RAND_bytes(nonce, sizeof nonce);
-    const std::string key = base64(nonce, sizeof nonce);
+    const std::string key = net::websocket_key();
     keys.push_back(key);
     auto promise = std::make_shared<std::promise<OpenResult>>();
     pending.push_back(promise->get_future());

@@ -2,18 +2,15 @@
 // on top of Beast's TCP/TLS streams and HTTP parser, see harness/websocket/frame.hpp).
 #include "harness/net/client.hpp"
 
-#include <openssl/evp.h>
-#include <openssl/rand.h>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/url/parse.hpp>
 #include <future>
 #include <random>
 #include <thread>
 
 #include "harness/net/beast_fwd.hpp"
+#include "harness/net/handshake.hpp"
 
 namespace ac::net {
 
@@ -49,50 +46,12 @@ std::string ClientError::describe() const {
 
 namespace {
 
-struct ParsedUrl {
-  bool tls = false;
-  bool websocket = false;
-  std::string host;
-  std::string port;
-  std::string target;  // origin-form: path + query
-};
+using ParsedUrl = EndpointUrl;
 
 Expected<ParsedUrl, ClientError> parse_url(const std::string& url) {
-  auto u = boost::urls::parse_uri(url);
-  if (!u) return unexpected(ClientError{ClientError::Kind::bad_url, url + ": " + u.error().message()});
-  ParsedUrl out;
-  const std::string scheme(u->scheme());
-  if (scheme == "ws" || scheme == "http") {
-    out.tls = false;
-  } else if (scheme == "wss" || scheme == "https") {
-    out.tls = true;
-  } else {
-    return unexpected(ClientError{ClientError::Kind::bad_url, url + ": scheme must be http, https, ws or wss"});
-  }
-  out.websocket = scheme == "ws" || scheme == "wss";
-  out.host = std::string(u->host_address());
-  if (out.host.empty()) return unexpected(ClientError{ClientError::Kind::bad_url, url + ": no host"});
-  if (u->host_type() == boost::urls::host_type::ipv6) out.host = std::string(u->encoded_host_address());
-  out.port = u->has_port() ? std::string(u->port()) : (out.tls ? "443" : "80");
-  out.target = std::string(u->encoded_path());
-  if (out.target.empty()) out.target = "/";
-  if (u->has_query()) out.target += "?" + std::string(u->encoded_query());
-  return out;
-}
-
-std::string base64(const unsigned char* data, std::size_t n) {
-  std::string out(4 * ((n + 2) / 3), '\0');
-  const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), data, static_cast<int>(n));
-  out.resize(static_cast<std::size_t>(len));
-  return out;
-}
-
-std::string websocket_accept(const std::string& key) {
-  const std::string input = key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(input.data(), input.size(), digest, &len, EVP_sha1(), nullptr);
-  return base64(digest, len);
+  auto parsed = parse_endpoint_url(url);
+  if (!parsed) return unexpected(ClientError{ClientError::Kind::bad_url, parsed.error()});
+  return std::move(*parsed);
 }
 
 // Only a failure to open the TCP connection means the target is unreachable. A deadline shows
@@ -282,8 +241,7 @@ http::request<http::string_body> make_request(const std::string& method, const P
   req.method_string(method);
   req.target(url.target);
   req.version(11);
-  const bool default_port = (url.tls && url.port == "443") || (!url.tls && url.port == "80");
-  req.set(http::field::host, default_port ? url.host : url.host + ":" + url.port);
+  req.set(http::field::host, url.host_header);
   req.set(http::field::user_agent, "agentconform/0.1");
   for (const auto& [k, v] : headers) req.set(k, v);
   req.body() = std::move(body);
@@ -467,9 +425,7 @@ Expected<std::shared_ptr<WsClient>, ClientError> WsClient::connect(Runtime& runt
   auto url = parse_url(url_text);
   if (!url) return unexpected(url.error());
   if (!url->websocket) return unexpected(ClientError{ClientError::Kind::bad_url, url_text + ": scheme must be ws or wss"});
-  unsigned char nonce[16];
-  RAND_bytes(nonce, sizeof nonce);
-  const std::string key = base64(nonce, sizeof nonce);
+  const std::string key = websocket_key();
   auto req = make_request("GET", *url, {}, "");
   req.set(http::field::upgrade, "websocket");
   req.set(http::field::connection, "Upgrade");

@@ -22,8 +22,8 @@
 // a text message (-> 1007), protocol violations (-> 1002), a ping after half of ws_idle_timeout
 // of silence and the end of the connection after the whole of it, and handshake_timeout for a
 // peer to answer our close frame before the TCP connection is cut.
-#include <openssl/evp.h>
 
+#include "harness/net/handshake.hpp"
 #include "harness/net/server_shared.hpp"
 #include "harness/net/ws_wire.hpp"
 
@@ -38,17 +38,6 @@ constexpr int kReadsPerTurn = 8;                     // then let other connectio
 char* thread_read_buffer() {
   thread_local std::unique_ptr<char[]> buffer(new char[kThreadReadBytes]);
   return buffer.get();
-}
-
-std::string accept_key(std::string_view key) {
-  const std::string input = std::string(key) + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(input.data(), input.size(), digest, &len, EVP_sha1(), nullptr);
-  std::string out(4 * ((len + 2) / 3), '\0');
-  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()), digest, static_cast<int>(len));
-  out.resize(static_cast<std::size_t>(n));
-  return out;
 }
 
 template <class Stream>
@@ -69,7 +58,7 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
     inbox_ = std::move(leftover);
     std::string& res = wbuf_;
     res = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: upgrade\r\nSec-WebSocket-Accept: ";
-    res += accept_key(ws_key);
+    res += websocket_accept(ws_key);
     res += "\r\nServer: agentconform-reference\r\n";
     if (!decision.subprotocol.empty()) res += "Sec-WebSocket-Protocol: " + decision.subprotocol + "\r\n";
     res += "\r\n";

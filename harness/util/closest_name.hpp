@@ -2,8 +2,8 @@
 // placeholders): the nearest candidate by edit distance (adjacent transpositions count as one
 // edit), when it is near enough to be the intended one, and nothing otherwise (a list of every
 // valid name is the caller's choice). Header-only; used by the suite linter and the matcher's
-// pattern check. (harness/util/did_you_mean.hpp is the target.json variant, which lists the
-// valid names when none is near.)
+// pattern check. (harness/util/did_you_mean.hpp is the target.json variant on the same distance,
+// which lists the valid names when none is near.)
 #pragma once
 
 #include <algorithm>

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/util/percent_encode.hpp"
+
 namespace ac {
 namespace {
 
@@ -43,21 +45,6 @@ std::string html_escaped(std::string_view s) {
       case '"': out += "&quot;"; break;
       case '\'': out += "&#39;"; break;
       default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string percent_encoded(std::string_view s) {
-  static constexpr char hex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
     }
   }
   return out;
@@ -248,7 +235,7 @@ void redact_in_place(std::string& s) {
 
 void register_secret(std::string_view value, std::string_view label) {
   if (value.size() < 4) return;
-  std::vector<std::string> forms = {std::string(value), json_escaped(value), html_escaped(value), percent_encoded(value)};
+  std::vector<std::string> forms = {std::string(value), json_escaped(value), html_escaped(value), percent_encode(value)};
   std::unique_lock lock(registry_mutex());
   auto& r = registry();
   for (auto& f : forms) {

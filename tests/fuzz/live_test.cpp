@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
 struct Rule {
   Protocol protocol;
   std::string fault;
-  std::string oracle;
+  std::string oracle;  // the oracle that must catch it; "a|b": either (one fault, two symptoms)
 };
 
 class RuleFault : public ::testing::TestWithParam<Rule> {};
@@ -159,7 +159,7 @@ TEST_P(RuleFault, IsFoundByTheOracles) {
   std::string seen;
   bool found = false;
   for (const auto& f : report.findings) {
-    found = found || f.trip.oracle == c.oracle;
+    found = found || ("|" + c.oracle + "|").find("|" + f.trip.oracle + "|") != std::string::npos;
     seen += " [" + f.trip.oracle + "] " + f.trip.signature;
   }
   EXPECT_TRUE(found) << c.fault << ": no finding of the " << c.oracle << " oracle; found:" << seen;
@@ -167,7 +167,11 @@ TEST_P(RuleFault, IsFoundByTheOracles) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, RuleFault,
-                         ::testing::Values(Rule{Protocol::alp, "alp.sender.trust-client", "protocol"},
+                         ::testing::Values(// A lobby that trusts the client's "from" is seen either by the protocol oracle (the sender
+                                           // field is not the registered agent) or by the isolation oracle (the
+                                           // recipient gets a message its claimed sender never sent): which one
+                                           // fires first depends on how the sessions interleave.
+                                           Rule{Protocol::alp, "alp.sender.trust-client", "protocol|isolation"},
                                            Rule{Protocol::alp, "alp.handshake.accept-invalid-token", "protocol"},
                                            Rule{Protocol::agentprotocol, "agentprotocol.signature.skip-verify", "protocol"},
                                            Rule{Protocol::a2acp, "a2acp.jwt.accept-alg-none", "protocol"},

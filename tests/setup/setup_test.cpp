@@ -87,6 +87,22 @@ TEST(Setup, WrongApiKeyIsOneSetupErrorNamingTheSetting) {
   for (const char* f : {"junit.xml", "report.html", "summary.md"}) EXPECT_TRUE(std::filesystem::exists(dir / "r" / f)) << f;
 }
 
+// fuzz runs the same preflight: a refused key is one setup error (exit 3), not a campaign of
+// findings against a lobby that refuses every session.
+TEST(Setup, FuzzWithAWrongApiKeyIsOneSetupError) {
+  TempDir dir;
+  auto lobby = start_lobby();
+  const auto cfg = config(dir, "target.json", {{"settings", {{"api_key", "not-the-key"}}}});
+  const Process p = cli({"fuzz", "--protocol", "alp", "--target", lobby->http_url(), "--config", cfg, "--iterations", "5", "--out",
+                         (dir / "f").string()},
+                        dir);
+  EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
+  EXPECT_NE(p.err.find("setup error"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("settings.api_key was refused"), std::string::npos) << p.err;
+  EXPECT_EQ((p.out + p.err).find("not-the-key"), std::string::npos) << "the key is a secret: " << p.out << p.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "f" / "results.json")) << "nothing was fuzzed, so there are no findings to report";
+}
+
 TEST(Setup, MissingRequiredSettingIsNamed) {
   TempDir dir;
   auto lobby = start_lobby();

@@ -4,21 +4,6 @@
 
 namespace ac::engine {
 
-std::string url_encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 ConnectResult connect_ws(AgentSession& agent, const Json& step, CaseEnv& env, const std::string& path_name,
                          std::map<std::string, std::string> query) {
   if (env.target.kind == "exec") {
@@ -33,7 +18,7 @@ ConnectResult connect_ws(AgentSession& agent, const Json& step, CaseEnv& env, co
     for (const auto& [k, v] : q->items()) query[k] = v.is_string() ? v.get<std::string>() : v.dump();
   }
   std::string qs;
-  for (const auto& [k, v] : query) qs += (qs.empty() ? "?" : "&") + url_encode(k) + "=" + url_encode(v);
+  for (const auto& [k, v] : query) qs += (qs.empty() ? "?" : "&") + percent_encode(k) + "=" + percent_encode(v);
   net::Headers headers;
   if (auto h = step.find("headers"); h != step.end()) {
     for (const auto& [k, v] : h->items()) headers.emplace(k, v.get<std::string>());

@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "harness/util/percent_encode.hpp"
+
 #include "harness/engine/driver.hpp"
 #include "harness/engine/runner.hpp"
 
@@ -18,6 +20,5 @@ ConnectResult connect_ws(AgentSession& agent, const Json& step, CaseEnv& env, co
 Expected<Json, std::string> http_json(CaseEnv& env, const std::string& method, const std::string& path, net::Headers headers,
                                       const std::string& body, bool any_status = false);
 
-std::string url_encode(const std::string& s);
 
 }  // namespace ac::engine

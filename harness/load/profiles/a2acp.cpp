@@ -86,8 +86,8 @@ class A2acpProfile final : public ProfileBase {
   }
 
   Endpoint endpoint(std::size_t agent) const override {
-    std::string q = "agent_id=" + url_encode(ids_[agent]);
-    if (target().setting("attach", "token") == "token") q += "&token=" + url_encode(broker_token_[agent]);
+    std::string q = "agent_id=" + percent_encode(ids_[agent]);
+    if (target().setting("attach", "token") == "token") q += "&token=" + percent_encode(broker_token_[agent]);
     return {ws_url("ws", q), {}};
   }
 

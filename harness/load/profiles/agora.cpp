@@ -38,7 +38,7 @@ class AgoraProfile final : public ProfileBase {
 
   Endpoint endpoint(std::size_t agent) const override {
     if (first_frame_) return {ws_url("ws", ""), {}};
-    return {ws_url("ws", url_encode(target().setting("query_parameter", "agent_id")) + "=" + url_encode(agent_name(agent))), {}};
+    return {ws_url("ws", percent_encode(target().setting("query_parameter", "agent_id")) + "=" + percent_encode(agent_name(agent))), {}};
   }
 
   void on_open(std::size_t agent, Sink& sink) override {

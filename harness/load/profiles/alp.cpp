@@ -50,7 +50,7 @@ class AlpProfile final : public ProfileBase {
   }
 
   Endpoint endpoint(std::size_t agent) const override {
-    return {ws_url("connect", "token=" + url_encode(tokens_[agent]) + "&agent_id=" + url_encode(ids_[agent])), {}};
+    return {ws_url("connect", "token=" + percent_encode(tokens_[agent]) + "&agent_id=" + percent_encode(ids_[agent])), {}};
   }
 
   void on_open(std::size_t agent, Sink& sink) override {

@@ -4,21 +4,6 @@
 
 namespace ac::load {
 
-std::string url_encode(const std::string& s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string ProfileBase::ws_url(const std::string& path_name, const std::string& query) const {
   std::string url = target().ws_base + target().path(path_name);
   if (!query.empty()) url += (url.find('?') == std::string::npos ? "?" : "&") + query;

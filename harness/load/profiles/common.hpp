@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "harness/load/marker.hpp"
+#include "harness/util/percent_encode.hpp"
 #include "harness/load/profile.hpp"
 
 namespace ac::load {
@@ -46,7 +47,6 @@ class ProfileBase : public Profile {
   ProfileSettings s_;
 };
 
-std::string url_encode(const std::string& s);
 
 Expected<std::unique_ptr<Profile>, std::string> make_agora_profile(ProfileSettings s);
 Expected<std::unique_ptr<Profile>, std::string> make_alp_profile(ProfileSettings s);
