@@ -119,8 +119,10 @@ int replay(const FuzzCli& o) {
 }
 
 // The results document (agentconform-results/1) of a fuzzing run, for the report writers.
-fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzReport& report, const std::string& started) {
+fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzReport& report, const std::string& started,
+                            const std::string& setup_error = "") {
   engine::RunResult r;
+  r.setup_error = setup_error;
   r.started_at = started;
   r.finished_at = proto::typed::utc_now();
   r.duration_ms = report.seconds * 1000;
@@ -188,15 +190,6 @@ int run_fuzz_command(const FuzzCli& o) {
     std::cerr << "fuzz: " << printable(target.error().message) << "\n";
     return target.error().exit_code;
   }
-  // The target must answer the known-good probe before any finding can mean something.
-  {
-    fuzz::Executor first(target->view, *protocol);
-    if (auto trip = first.probe()) {
-      std::cerr << "fuzz: the target does not answer the liveness probe: [" << printable(trip->oracle) << "] " << printable(trip->signature) << ": "
-                << printable(trip->detail) << "\n";
-      return 3;
-    }
-  }
   fuzz::FuzzOptions options;
   options.protocol = *protocol;
   options.target = target->view;
@@ -211,6 +204,23 @@ int run_fuzz_command(const FuzzCli& o) {
   options.minimize = !o.no_minimize;
   options.max_findings = o.max_findings;
   options.families = *families;
+  // The target must answer the known-good probe before any finding can mean something; when it
+  // does not, the reports still say so (setup_error), as run's do after a failed preflight.
+  {
+    fuzz::Executor first(target->view, *protocol);
+    if (auto trip = first.probe()) {
+      const std::string what = "the target does not answer the liveness probe: [" + trip->oracle + "] " + trip->signature + ": " + trip->detail;
+      std::cerr << "fuzz: " << printable(what) << "\n";
+      if (target->process) target->process->stop();
+      if (!formats->empty()) {
+        const fuzz::Json doc = results_document(options, fuzz::FuzzReport{}, proto::typed::utc_now(), redact(what));
+        if (auto written = reports::write_reports(o.out_dir, *formats, {{o.protocol + " fuzzing", doc}}, nullptr)) {
+          for (const auto& f : *written) std::cout << "fuzz: wrote " << f.string() << "\n";
+        }
+      }
+      return 3;
+    }
+  }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   auto last_line = std::chrono::steady_clock::now();
   options.progress = [tty, &last_line](const fuzz::Progress& p) {

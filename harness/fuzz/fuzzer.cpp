@@ -105,6 +105,7 @@ FuzzReport run_fuzz(const FuzzOptions& o) {
   std::vector<std::optional<Flight>> flights(jobs);
   std::deque<Flight> recent;  // the last sessions run, for the memory oracle
   std::optional<double> heap_baseline;
+  std::size_t transcript_bytes = 0;  // of the findings' transcripts (mu)
 
   auto budget_left = [&](std::uint64_t index) {
     if (done.load() || (o.stop != nullptr && o.stop->load())) return false;
@@ -137,6 +138,15 @@ FuzzReport run_fuzz(const FuzzOptions& o) {
     f.transcript = ex.transcript();
     ex.options().record_transcript = false;
     std::lock_guard lock(mu);
+    const std::size_t size = f.transcript.dump(-1, ' ', false, Json::error_handler_t::replace).size();
+    if (transcript_bytes + size > o.findings_transcript_bytes) {
+      f.transcript = Json::array({Json{{"t_ms", 0}, {"channel", "harness"}, {"direction", "note"}, {"kind", "note"},
+                                       {"data", "transcript not kept: the run's findings already hold " + std::to_string(transcript_bytes) +
+                                                    " bytes of transcripts (limit " + std::to_string(o.findings_transcript_bytes) +
+                                                    "); replay the reproducer to see it"}}});
+    } else {
+      transcript_bytes += size;
+    }
     const std::size_t number = report.findings.size() + 1;
     if (!o.out_dir.empty()) {
       f.file = o.out_dir / (std::string(protocol_name(o.protocol)) + "-" + trip.oracle + "-" + std::to_string(number) + ".json");
@@ -150,6 +160,10 @@ FuzzReport run_fuzz(const FuzzOptions& o) {
     }
     report.findings.push_back(std::move(f));
     if (o.max_findings > 0 && report.findings.size() >= o.max_findings) done = true;
+    if (report.findings.size() >= o.kept_findings) {
+      if (o.log && !done.load()) o.log("stopping: " + std::to_string(o.kept_findings) + " distinct findings, the most one run keeps");
+      done = true;
+    }
   };
 
   // The same bug again: the same oracle and signature; a hang only needs to hang again (which

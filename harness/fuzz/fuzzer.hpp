@@ -55,6 +55,11 @@ struct FuzzOptions {
   int minimize_attempts = 3;
   Families families;
   std::size_t max_findings = 0;  // stop after this many distinct findings (0: run the whole budget)
+  // What a run keeps of its findings whatever the target does (docs/limits.md): past
+  // kept_findings distinct findings the run stops (as --max-findings would); past
+  // findings_transcript_bytes of transcripts in all, a finding keeps only a note saying so.
+  std::size_t kept_findings = 1000;
+  std::size_t findings_transcript_bytes = 32u << 20;
   ExecOptions exec;
   // Bounded memory (embedded target only): a finding when the lobby's heap grows by more than
   // this over the run; a session is blamed when `memory_repeats` runs of it grow the heap by
