@@ -36,8 +36,8 @@ enum class Hostility {
   reset,            // close with RST right after reading the request
   bad_101,          // 101 with a Sec-WebSocket-Accept that does not match the key
   redirect_loop,    // 302 to the same URL, on every request
-  ping_flood,       // empty pings, as fast as the harness reads
-  data_flood,       // 64 KiB text frames, as fast as the harness reads
+  ping_flood,       // empty pings (and a message every 4096), as fast as the harness reads
+  data_flood,       // 64 KiB text messages, as fast as the harness reads
   huge_frame,       // a frame header declaring 2^62 bytes, then a trickle of payload
   half_frame,       // a frame header declaring 1000 bytes, 10 of them, then silence
   invalid_utf8,     // text frames that are not UTF-8
@@ -233,7 +233,10 @@ class HostilePeer {
         return hold(fd);
       }
       case Hostility::garbage_http:
-        send_all(fd, std::string("\x16\x03\x01garbage \x00\xff\xfe not HTTP at all\r\n\r\n", 36));
+      {
+        static const char garbage[] = "\x16\x03\x01garbage \x00\xff\xfe not HTTP at all\r\n\r\n";
+        send_all(fd, std::string_view(garbage, sizeof garbage - 1));
+      }
         return;
       case Hostility::reset: {
         linger l{1, 0};
@@ -263,14 +266,19 @@ class HostilePeer {
     switch (mode_) {
       case Hostility::bad_101: return hold(fd);
       case Hostility::ping_flood: {
+        // Each burst ends with one message, so a fuzzer's liveness probe passes and its
+        // sessions run into the flood.
         std::string burst;
         for (int i = 0; i < 4096; ++i) burst += frame(0x9, "");
+        burst += frame(0x1, R"({"type":"message","from":"hostile","payload":{"text":"ping flood"}})");
         while (send_all(fd, burst)) {
         }
         return;
       }
       case Hostility::data_flood: {
-        const std::string burst = frame(0x1, "\"" + std::string(64 * 1024 - 2, 'd') + "\"");
+        // Messages a fuzzer's probe accepts (see ping_flood), 64 KiB each.
+        const std::string burst =
+            frame(0x1, R"({"type":"message","from":"hostile","payload":{"text":")" + std::string(64 * 1024 - 70, 'd') + "\"}}");
         while (send_all(fd, burst)) {
         }
         return;

@@ -193,7 +193,7 @@ ClientRun serve_with(const std::string& mode, const TempDir& dir, const std::str
   ClientRun out;
   out.results = dir / "serve-results.json";
   const std::string command = extra_env + "exec python3 " + script + " " + mode + " " + dir.path().string();
-  out.ran = run_cli({"serve", "--protocol", "chopsticks", "--listen", "127.0.0.1:0", "--case", "CHOP-HS-00[12]", "--timeout-scale", "0.1",
+  out.ran = run_cli({"serve", "--protocol", "chopsticks", "--listen", "127.0.0.1:0", "--case", "CHOP-LC-10[12]", "--timeout-scale", "0.1",
                      "--command", command, "--results", out.results.string()},
                     dir);
   return out;
