@@ -19,6 +19,9 @@ namespace ac::net {
 
 using namespace detail;
 
+// See WsClient::Impl::over_budget().
+constexpr std::size_t kRuntimeFloorBytes = 256 * 1024;
+
 struct Runtime::Impl {
   asio::io_context ioc;
   // Bytes of unread WebSocket events over all clients of this runtime (kRuntimeQueuedBytes).
@@ -360,9 +363,11 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   }
 
   // Requires mutex.
+  // The runtime's budget only pauses a connection holding more than kRuntimeFloorBytes itself:
+  // one whose case reads always makes progress, even while another connection's case does not.
   bool over_budget() const {
     return queued_bytes > options.max_queued_bytes || events.size() > options.max_queued_events ||
-           runtime_queued->load() > kRuntimeQueuedBytes;
+           (runtime_queued->load() > kRuntimeQueuedBytes && queued_bytes > kRuntimeFloorBytes);
   }
 
   // Requires mutex: takes the oldest event and releases its share of the budget.
