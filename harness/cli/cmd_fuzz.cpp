@@ -104,26 +104,20 @@ Expected<fuzz::FuzzTarget, fuzz::TargetError> open(const FuzzCli& o, fuzz::Proto
 // is exit 3 naming the setting to fix, not a campaign of false findings), and every target
 // answers the known-good probe (a target started by --target-command was already awaited until
 // it did).
-std::optional<int> preflight(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
+std::optional<std::string> setup_problem(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
   if (target.view.config.kind == "remote") {
     engine::PreflightOptions po;
     po.timeout = std::max(std::chrono::milliseconds(5000), target.view.probe_timeout);
     const auto checked = engine::preflight(target.view.config, *target.view.runtime, po);
     if (!checked.ok()) {
-      std::cerr << "fuzz: setup error, nothing was fuzzed: " << printable(checked.summary()) << "\n"
-                << "  (agentconform doctor --protocol " << fuzz::protocol_name(protocol) << " --target " << printable(target.view.config.url)
-                << " prints every check)\n";
-      target.stop();
-      return 3;
+      return "setup error, nothing was fuzzed: " + checked.summary() + "\n  (agentconform doctor --protocol " +
+             std::string(fuzz::protocol_name(protocol)) + " --target " + target.view.config.url + " prints every check)";
     }
   }
   if (target.command) return std::nullopt;
   fuzz::Executor first(target.view, protocol);
   if (auto trip = first.probe()) {
-    std::cerr << "fuzz: the target does not answer the liveness probe: [" << printable(trip->oracle) << "] " << printable(trip->signature) << ": "
-              << printable(trip->detail) << "\n";
-    target.stop();
-    return 3;
+    return "the target does not answer the liveness probe: [" + trip->oracle + "] " + trip->signature + ": " + trip->detail;
   }
   return std::nullopt;
 }
@@ -146,7 +140,11 @@ int replay(const FuzzCli& o) {
     std::cerr << "fuzz: " << printable(target.error().message) << "\n";
     return target.error().exit_code;
   }
-  if (auto failed = preflight(*target, r->protocol)) return *failed;
+  if (auto problem = setup_problem(*target, r->protocol)) {
+    std::cerr << "fuzz: " << printable(*problem) << "\n";
+    target->stop();
+    return 3;
+  }
   fuzz::ExecOptions exec;
   exec.record_transcript = true;
   fuzz::Executor executor(target->view, r->protocol, exec);
@@ -201,8 +199,10 @@ int replay(const FuzzCli& o) {
 }
 
 // The results document (agentconform-results/1) of a fuzzing run, for the report writers.
-fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzReport& report, const std::string& started) {
+fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzReport& report, const std::string& started,
+                            const std::string& setup_error = "") {
   engine::RunResult r;
+  r.setup_error = setup_error;
   r.started_at = started;
   r.finished_at = proto::typed::utc_now();
   r.duration_ms = report.seconds * 1000;
@@ -275,7 +275,6 @@ int run_fuzz_command(const FuzzCli& o) {
     std::cerr << "fuzz: " << printable(target.error().message) << "\n";
     return target.error().exit_code;
   }
-  if (auto failed = preflight(*target, *protocol)) return *failed;
   fuzz::FuzzOptions options;
   options.protocol = *protocol;
   options.target = target->view;
@@ -293,6 +292,22 @@ int run_fuzz_command(const FuzzCli& o) {
   options.minimize = !o.no_minimize;
   options.max_findings = o.max_findings;
   options.families = *families;
+  // The setup must be right before any finding can mean something; when it is not, the reports
+  // still say so (setup_error), as run's do after a failed preflight.
+  if (auto problem = setup_problem(*target, *protocol)) {
+    {
+      const std::string what = *problem;
+      std::cerr << "fuzz: " << printable(what) << "\n";
+      target->stop();
+      if (!formats->empty()) {
+        const fuzz::Json doc = results_document(options, fuzz::FuzzReport{}, proto::typed::utc_now(), redact(what));
+        if (auto written = reports::write_reports(o.out_dir, *formats, {{o.protocol + " fuzzing", doc}}, nullptr)) {
+          for (const auto& f : *written) std::cout << "fuzz: wrote " << f.string() << "\n";
+        }
+      }
+      return 3;
+    }
+  }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;
   auto last_line = std::chrono::steady_clock::now();
   // One line per call in a terminal (rewritten in place); otherwise a line at least every 5 s,

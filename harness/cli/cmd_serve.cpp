@@ -1,6 +1,8 @@
 // agentconform serve --protocol P --listen ADDR [--suite S] [--case GLOB] [--command "..."]
 // Client-under-test mode: plays the scripted hub; the agent or SDK under test connects to it
 // (or is started per case by --command with AGENTCONFORM_URL in its environment).
+#include <signal.h>
+
 #include <iostream>
 
 #include "harness/cli/commands.hpp"
@@ -9,6 +11,7 @@
 #include "harness/cli/io.hpp"
 #include "harness/cli/run_output.hpp"
 #include "harness/engine/serve.hpp"
+#include "harness/util/child_process.hpp"
 
 namespace ac::cli {
 namespace {
@@ -18,7 +21,17 @@ struct ServeCli {
   std::string results_file = "agentconform-report/serve-results.json";
 };
 
+// Ctrl-C or SIGTERM ends the client under test (its whole process group: it runs in a session
+// of its own, out of reach of the terminal's signal), then us, as the signal would have.
+extern "C" void end_with_clients(int sig) {
+  ChildProcess::kill_all_children();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
 int run_serve(ServeCli& o) {
+  ::signal(SIGINT, end_with_clients);
+  ::signal(SIGTERM, end_with_clients);
   auto loaded = engine::load_all();
   if (!loaded) {
     std::cerr << "serve: " << loaded.error() << "\n";

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "harness/util/child_process.hpp"
+
 namespace ac::cli {
 namespace {
 
@@ -11,7 +13,10 @@ static_assert(std::atomic<int>::is_always_lock_free, "the handler may only touch
 
 extern "C" void on_signal(int sig) {
   int expected = 0;
-  if (!g_signal.compare_exchange_strong(expected, sig)) _exit(128 + sig);  // the second one: now
+  if (!g_signal.compare_exchange_strong(expected, sig)) {  // the second one: now, with any client under test
+    ChildProcess::kill_all_children();
+    _exit(128 + sig);
+  }
   static const char note[] = "\nagentconform: interrupted; finishing the cases in flight and writing the reports (again to quit now)\n";
   const ssize_t ignored = ::write(STDERR_FILENO, note, sizeof note - 1);
   (void)ignored;

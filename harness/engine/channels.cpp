@@ -61,7 +61,7 @@ class WsChannel final : public Channel {
       if (!e) return std::nullopt;
       if (e->kind == ws::Event::Kind::close && e->transport_closed && reported_close_) return to_incoming(*e);
       if (e->kind == ws::Event::Kind::ping || e->kind == ws::Event::Kind::pong) {
-        t_.add(name_, "in", ws::kind_name(e->kind), e->data);
+        t_.add_control(name_, "in", ws::kind_name(e->kind), e->data, e->repeats);
         continue;
       }
       if (e->kind == ws::Event::Kind::close) {

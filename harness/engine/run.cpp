@@ -157,6 +157,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                     {"levels", o.levels}, {"jobs", o.jobs}, {"timeout_scale", o.timeout_scale},
                     {"strict_readings", o.strict_readings}};
   net::Runtime runtime(2);
+  TranscriptBudget transcript_budget(o.transcript_run_bytes);
 
   // Preflight: a setup mistake ends the run here, with one message and no FAIL.
   std::set<std::string> used;
@@ -217,6 +218,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
         co.seed = result.seed;
         co.strict_readings = o.strict_readings;
         co.cancel = &cancel;
+        co.transcript_budget = &transcript_budget;
         r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
         if (interrupted()) cancel = true;
         // A failure may be the target dying: if it no longer answers, the case cannot be judged.
@@ -252,6 +254,8 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
     if (r.verdict == Verdict::pass || r.verdict == Verdict::fail || r.verdict == Verdict::warn) ++outcome.executed;
   }
   result.cases = std::move(results);
+  // Where the run's transcript budget cut transcripts (each cut one ends with a note saying so).
+  result.options["transcript_budget"] = {{"bytes", transcript_budget.total()}, {"cases_cut", transcript_budget.cases_cut()}};
   result.coverage = compute_coverage(loaded.requirements, result.cases, targets);
   result.finished_at = proto::typed::utc_now();
   result.duration_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();

@@ -35,6 +35,7 @@ struct RunOptions {
   std::uint64_t seed = 0;               // 0: choose one (printed)
   std::chrono::seconds deadline{0};     // overall; 0: none
   bool strict_readings = false;         // FAILs of readings gate like MUSTs
+  std::size_t transcript_run_bytes = 32u << 20;  // all cases' transcripts together (docs/limits.md)
   bool skip_preflight = false;          // for tests of the engine itself
   bool list_only = false;
   const std::atomic<int>* interrupt = nullptr;  // the signal number that interrupted the run (0: none)

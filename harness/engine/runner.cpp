@@ -742,7 +742,7 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
     result.failed_step = std::move(f);
   }
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  result.transcript = transcript.to_json();
+  result.transcript = transcript.to_json(options.transcript_budget);
   return result;
 }
 

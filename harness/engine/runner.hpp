@@ -26,6 +26,7 @@ struct CaseOptions {
   std::uint64_t seed = 0;                          // agent ids and nonces derive from it
   bool strict_readings = false;                    // a failed reading of a MUST is FAIL (default: WARN, as a SHOULD)
   const std::atomic<bool>* cancel = nullptr;       // set by an interrupt: the case stops before its next step
+  TranscriptBudget* transcript_budget = nullptr;   // the run's, shared by its cases (none: unbounded)
 };
 
 // Client-under-test mode: the scripted hub the client connects to (implemented in serve.cpp).

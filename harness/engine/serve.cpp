@@ -19,6 +19,7 @@
 #include "harness/engine/runner.hpp"
 #include "harness/net/server.hpp"
 #include "harness/protocols/typed/stamp.hpp"
+#include "harness/util/child_process.hpp"
 
 extern char** environ;
 
@@ -27,11 +28,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What a client under test can make `serve` hold (docs/limits.md): its connections, its unread
+// messages per connection, its unanswered HTTP requests and its output.
+constexpr std::size_t kHubConnections = 64;
+constexpr std::size_t kHubMessageBytes = 4u << 20;
+constexpr std::size_t kInboxEvents = 4096;
+constexpr std::size_t kInboxBytes = 16u << 20;
+constexpr std::size_t kPendingHttp = 256;
+constexpr std::size_t kClientOutputKeep = 4096;  // the first and the last bytes of its output
+
 // Events of one accepted connection, fed by the server threads, read by the case thread.
 struct PeerInbox {
   std::mutex mutex;
   std::condition_variable cv;
   std::deque<Incoming> events;
+  std::size_t bytes = 0;
   bool closed = false;
 };
 
@@ -49,7 +60,10 @@ class ServerChannel final : public Channel {
     if (!inbox_->cv.wait_for(lock, timeout, [&] { return !inbox_->events.empty(); })) return std::nullopt;
     Incoming in = inbox_->events.front();
     // A closed connection keeps reporting its close.
-    if (in.kind != ws::Event::Kind::close) inbox_->events.pop_front();
+    if (in.kind != ws::Event::Kind::close) {
+      inbox_->bytes -= in.data.size();
+      inbox_->events.pop_front();
+    }
     lock.unlock();
     if (in.kind == ws::Event::Kind::close) {
       if (!close_reported_) t_.add(name_, "in", "close", in.close_reason, in.close_code);
@@ -140,7 +154,12 @@ class ServeHub final : public ClientHub, public net::WsHandler, public net::Http
   }
   void on_open(const std::shared_ptr<net::Peer>& peer) override {
     auto inbox = std::make_shared<PeerInbox>();
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (accepted_.size() >= kHubConnections) {  // connections the case never accepts
+      lock.unlock();
+      peer->close(net::close_code::policy_violation, "agentconform: too many connections");
+      return;
+    }
     peers_[peer->id()] = {peer, inbox};
     accepted_.emplace_back(peer, inbox);
     cv_.notify_all();
@@ -152,12 +171,17 @@ class ServeHub final : public ClientHub, public net::WsHandler, public net::Http
     Incoming in{ws::Event::Kind::close, "", info.code, info.reason, false, true};
     push(peer->id(), std::move(in), /*close=*/true);
   }
-  std::size_t max_message_bytes() const override { return 16 * 1024 * 1024; }
+  std::size_t max_message_bytes() const override { return kHubMessageBytes; }
 
   // HttpHandler
   net::HttpResponse handle(const net::HttpRequest&) override { return net::HttpResponse::json(500, "{}"); }
   void handle_async(const net::HttpRequest& request, std::function<void(net::HttpResponse)> respond) override {
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (http_.size() >= kPendingHttp) {
+      lock.unlock();
+      respond(net::HttpResponse::json(503, R"({"error":"agentconform: too many unanswered requests"})"));
+      return;
+    }
     http_.push_back(PendingHttp{request, std::move(respond)});
     cv_.notify_all();
   }
@@ -172,11 +196,25 @@ class ServeHub final : public ClientHub, public net::WsHandler, public net::Http
       inbox = it->second.second;
       if (close) peers_.erase(it);
     }
-    std::lock_guard lock(inbox->mutex);
-    if (inbox->closed) return;
-    inbox->closed = close;
-    inbox->events.push_back(std::move(in));
-    inbox->cv.notify_all();
+    {
+      std::lock_guard lock(inbox->mutex);
+      if (inbox->closed) return;
+      // A client that floods faster than the case reads: end it rather than hold it all.
+      const bool full = !close && (inbox->events.size() >= kInboxEvents || inbox->bytes + in.data.size() > kInboxBytes);
+      if (!full) {
+        inbox->closed = close;
+        inbox->bytes += in.data.size();
+        inbox->events.push_back(std::move(in));
+        inbox->cv.notify_all();
+        return;
+      }
+    }
+    std::shared_ptr<net::Peer> flooding;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = peers_.find(peer_id); it != peers_.end()) flooding = it->second.first;
+    }
+    if (flooding) flooding->close(net::close_code::policy_violation, "agentconform: too many unread messages");
   }
 
   std::mutex mutex_;
@@ -187,49 +225,6 @@ class ServeHub final : public ClientHub, public net::WsHandler, public net::Http
   int refuse_status_ = 0, refuse_status_used_ = 0;
   std::string refuse_body_, refuse_body_used_;
   bool refused_ = false;
-};
-
-// The client under test, started for one case.
-class ClientProcess {
- public:
-  ClientProcess(const std::string& command, const std::map<std::string, std::string>& env_vars, const std::string& log_file) {
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-    for (const auto& [k, v] : env_vars) env_strings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    // The client's output goes to a log whose tail joins the transcript of a failed case.
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setpgroup(&attr, 0);  // its own process group, so the whole tree can be stopped
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    const char* argv[] = {"/bin/sh", "-c", command.c_str(), nullptr};
-    if (::posix_spawn(&pid_, "/bin/sh", &actions, &attr, const_cast<char* const*>(argv), envp.data()) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
-  }
-  ~ClientProcess() {
-    if (pid_ <= 0) return;
-    ::kill(-pid_, SIGTERM);
-    for (int i = 0; i < 50; ++i) {
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(-pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-  }
-  bool started() const { return pid_ > 0; }
-
- private:
-  pid_t pid_ = -1;
 };
 
 }  // namespace
@@ -256,6 +251,7 @@ Expected<RunResult, std::string> serve(const Loaded& loaded, const ServeOptions&
   const auto colon = o.listen.rfind(':');
   if (colon == std::string::npos) return unexpected(std::string("--listen must be HOST:PORT"));
   net::ServerOptions so;
+  so.max_connections = kHubConnections;
   so.address = o.listen.substr(0, colon);
   try {
     so.port = static_cast<std::uint16_t>(std::stoi(o.listen.substr(colon + 1)));
@@ -288,33 +284,35 @@ Expected<RunResult, std::string> serve(const Loaded& loaded, const ServeOptions&
   result.target = {{"kind", "client"}, {"listen", host}, {"command", o.command}};
   const auto started = Clock::now();
   net::Runtime runtime(1);
+  TranscriptBudget transcript_budget;
   for (const Case* c : cases) {
     hub->reset();
-    std::unique_ptr<ClientProcess> client;
-    const auto log_file = std::filesystem::temp_directory_path() / ("agentconform-client-" + std::to_string(::getpid()) + ".log");
+    // The client under test for this case: its own process group, private $TMPDIR and bounded
+    // output (harness/util/child_process.hpp), all ended and removed when the case ends.
+    std::unique_ptr<ChildProcess> client;
     if (!o.command.empty()) {
-      client = std::make_unique<ClientProcess>(o.command,
-                                               std::map<std::string, std::string>{{"AGENTCONFORM_URL", "ws://" + host},
-                                                                                  {"AGENTCONFORM_HTTP", "http://" + host},
-                                                                                  {"AGENTCONFORM_CASE", c->id}},
-                                               log_file.string());
-      if (!client->started()) return unexpected("cannot start the client command: " + o.command);
+      ChildOptions co;
+      co.command = o.command;
+      co.env = {{"AGENTCONFORM_URL", "ws://" + host}, {"AGENTCONFORM_HTTP", "http://" + host}, {"AGENTCONFORM_CASE", c->id}};
+      co.keep_bytes = kClientOutputKeep;
+      auto started_client = ChildProcess::start(co);
+      if (!started_client) return unexpected(started_client.error());
+      client = std::move(*started_client);
     }
     CaseOptions co;
     co.timeout_scale = o.timeout_scale;
     co.seed = result.seed;
     co.step_timeout = std::chrono::milliseconds(5000);
+    co.transcript_budget = &transcript_budget;
     result.cases.push_back(run_case(*c, loaded.requirements, target, runtime, co, hub.get()));
-    client.reset();
     auto& r = result.cases.back();
-    if (!o.command.empty()) {
-      std::ifstream in(log_file);
-      std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (client) {
+      client->stop();
+      const std::string log = client->output();
       if (r.verdict != Verdict::pass && !log.empty()) {
-        if (log.size() > 4096) log = "..." + log.substr(log.size() - 4096);
         r.transcript.push_back({{"t_ms", r.duration_ms}, {"channel", "client"}, {"direction", "note"}, {"kind", "client-log"}, {"data", log}});
       }
-      std::filesystem::remove(log_file);
+      client.reset();
     }
     if (!o.quiet) {
       progress << verdict_name(r.verdict) << "  " << r.id << "  " << r.title << "\n";

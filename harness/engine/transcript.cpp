@@ -5,8 +5,29 @@
 
 namespace ac::engine {
 
-Transcript::Transcript(std::size_t max_bytes, std::size_t max_entry_bytes)
-    : max_bytes_(max_bytes), max_entry_bytes_(max_entry_bytes) {}
+std::size_t TranscriptBudget::take(std::size_t want) {
+  std::size_t left = left_.load();
+  for (;;) {
+    const std::size_t granted = std::min(left, want);
+    if (left_.compare_exchange_weak(left, left - granted)) return granted;
+  }
+}
+
+Transcript::Transcript(std::size_t max_bytes, std::size_t max_entry_bytes, std::size_t max_entries)
+    : max_bytes_(max_bytes), max_entry_bytes_(max_entry_bytes), max_entries_(max_entries) {}
+
+void Transcript::add_control(std::string channel, std::string direction, std::string kind, std::string data, std::uint64_t count) {
+  const std::string key = channel + "|" + direction + "|" + kind;
+  std::uint64_t before = 0;
+  {
+    std::lock_guard lock(mutex_);
+    before = control_seen_[key];
+    control_seen_[key] = before + count;
+  }
+  if (before >= kControlEntries) return;  // counted; to_json() says how many were not shown
+  if (count > 1) data += " [" + std::to_string(count) + " in a row]";
+  add(std::move(channel), std::move(direction), std::move(kind), std::move(data));
+}
 
 void Transcript::add(std::string channel, std::string direction, std::string kind, std::string data, std::optional<int> code) {
   TranscriptEntry e;
@@ -27,11 +48,11 @@ void Transcript::add(std::string channel, std::string direction, std::string kin
   }
   e.data = std::move(data);
   std::lock_guard lock(mutex_);
-  if (bytes_ + e.data.size() > max_bytes_) {
+  if (bytes_ + e.data.size() + kEntryOverhead > max_bytes_ || entries_.size() >= max_entries_) {
     ++dropped_;
     return;
   }
-  bytes_ += e.data.size();
+  bytes_ += e.data.size() + kEntryOverhead;
   entries_.push_back(std::move(e));
 }
 
@@ -88,7 +109,45 @@ nlohmann::json Transcript::to_json() const {
   }
   if (dropped() > 0) out.push_back({{"t_ms", 0}, {"channel", "harness"}, {"direction", "note"}, {"kind", "note"},
                                     {"data", std::to_string(dropped()) + " entries dropped: transcript size limit reached"}});
+  std::map<std::string, std::uint64_t> control;
+  {
+    std::lock_guard lock(mutex_);
+    control = control_seen_;
+  }
+  for (const auto& [key, n] : control) {
+    if (n <= kControlEntries) continue;
+    const auto bar = key.find('|'), bar2 = key.find('|', bar + 1);
+    out.push_back({{"t_ms", 0}, {"channel", key.substr(0, bar)}, {"direction", "note"}, {"kind", "note"},
+                   {"data", std::to_string(n) + " " + key.substr(bar2 + 1) + " frames (" + key.substr(bar + 1, bar2 - bar - 1) +
+                                ") in all; only the first ones are shown (control frame limit)"}});
+  }
   return out;
+}
+
+nlohmann::json Transcript::to_json(TranscriptBudget* budget) const {
+  nlohmann::json all = to_json();
+  if (budget == nullptr) return all;
+  std::size_t want = 0;
+  std::vector<std::size_t> cost;
+  for (const auto& e : all) {
+    cost.push_back(e.value("data", std::string()).size() + kEntryOverhead);
+    want += cost.back();
+  }
+  const std::size_t granted = budget->take(want);
+  if (granted == want) return all;
+  // Keep the first entries that fit the grant (at least the opening ones, which say what the
+  // case did), then say how much was cut.
+  nlohmann::json kept = nlohmann::json::array();
+  std::size_t used = 0, i = 0;
+  for (; i < all.size() && used + cost[i] <= std::max<std::size_t>(granted, 4096); ++i) {
+    used += cost[i];
+    kept.push_back(std::move(all[i]));
+  }
+  budget->count_cut();
+  kept.push_back({{"t_ms", 0}, {"channel", "harness"}, {"direction", "note"}, {"kind", "note"}, {"truncated", true},
+                  {"data", std::to_string(all.size() - i) + " entries cut: the run's transcript budget (" + std::to_string(budget->total()) +
+                               " bytes for all cases) is spent"}});
+  return kept;
 }
 
 }  // namespace ac::engine

@@ -277,6 +277,11 @@ void Executor::record(ConnRecord& c, net::WsEvent e) {
     c.close_code = e.close_code;
   }
   note(c.label, "in", ws::kind_name(e.kind), e.data, e.kind == ws::Event::Kind::close ? std::optional<long long>(e.close_code) : std::nullopt);
+  if (e.kind != ws::Event::Kind::close && (c.events.size() >= kMaxConnEvents || c.events_bytes + e.data.size() > kMaxConnEventBytes)) {
+    ++c.events_dropped;
+    return;
+  }
+  c.events_bytes += e.data.size();
   c.events.push_back(std::move(e));
 }
 

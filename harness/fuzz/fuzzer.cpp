@@ -402,6 +402,17 @@ class Campaign {
     f.transcript = transcript_.empty() ? ex.transcript() : transcript_;
     transcript_ = Json::array();
     std::lock_guard lock(mu_);
+    // The findings' transcripts together are bounded (docs/limits.md): past the budget a finding
+    // keeps a note instead; its reproducer replays it.
+    const std::size_t size = f.transcript.dump(-1, ' ', false, Json::error_handler_t::replace).size();
+    if (findings_transcript_bytes_ + size > o_.findings_transcript_bytes) {
+      f.transcript = Json::array({Json{{"t_ms", 0}, {"channel", "harness"}, {"direction", "note"}, {"kind", "note"},
+                                       {"data", "transcript not kept: the run's findings already hold " + std::to_string(findings_transcript_bytes_) +
+                                                    " bytes of transcripts (limit " + std::to_string(o_.findings_transcript_bytes) +
+                                                    "); replay the reproducer to see it"}}});
+    } else {
+      findings_transcript_bytes_ += size;
+    }
     const std::size_t number = report_.findings.size() + 1;
     if (!o_.out_dir.empty()) {
       f.file = o_.out_dir / (std::string(protocol_name(o_.protocol)) + "-" + trip.oracle + "-" + std::to_string(number) + ".json");
@@ -421,6 +432,10 @@ class Campaign {
     // from outside, a restart racing a probe) must not end a campaign before it found its bug.
     if (reproduced) ++reproduced_findings_;
     if (o_.max_findings > 0 && reproduced_findings_ >= o_.max_findings) done_ = true;
+    if (report_.findings.size() >= o_.kept_findings) {
+      if (!done_.load()) log("stopping: " + std::to_string(o_.kept_findings) + " distinct findings, the most one run keeps");
+      done_ = true;
+    }
   }
 
   // ---- memory
@@ -541,6 +556,7 @@ class Campaign {
   double found_at_ = 0;  // when the incident being handled was seen
   Json transcript_ = Json::array();
   std::size_t reproduced_findings_ = 0;  // (under mu_)
+  std::size_t findings_transcript_bytes_ = 0;  // of the findings' transcripts (under mu_)
   FuzzReport report_;
 
   // progress

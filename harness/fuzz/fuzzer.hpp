@@ -75,6 +75,11 @@ struct FuzzOptions {
   Families families;
   Scope scope;                        // the roles and transports the target declares
   std::size_t max_findings = 0;  // stop after this many distinct reproduced findings (0: run the whole budget)
+  // What a run keeps of its findings whatever the target does (docs/limits.md): past
+  // kept_findings distinct findings the run stops (as --max-findings would); past
+  // findings_transcript_bytes of transcripts in all, a finding keeps only a note saying so.
+  std::size_t kept_findings = 1000;
+  std::size_t findings_transcript_bytes = 32u << 20;
   ExecOptions exec;
   std::chrono::milliseconds restart_timeout{30000};  // a target may take this long to be healthy again
   // Bounded memory (a target whose memory the fuzzer can read: a process it started, or a metrics

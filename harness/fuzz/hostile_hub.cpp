@@ -20,6 +20,7 @@
 #include "harness/fuzz/generate.hpp"
 #include "harness/net/server.hpp"
 #include "harness/protocols/typed/stamp.hpp"
+#include "harness/util/child_process.hpp"
 
 extern char** environ;
 
@@ -29,8 +30,16 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+// What a client under test can make the hostile hub hold (docs/limits.md): connections not yet
+// taken by an episode, unread frames per connection (count and bytes), one frame's size.
+constexpr std::size_t kHubConnections = 64;
+constexpr std::size_t kConnFrames = 10000;
+constexpr std::size_t kConnFrameBytes = 16u << 20;
+constexpr std::size_t kHubMessageBytes = 4u << 20;
+
 struct Connection {
   std::shared_ptr<net::Peer> peer;
+  std::size_t bytes = 0;  // of frames
   std::mutex mutex;
   std::condition_variable cv;
   std::deque<std::string> frames;  // text frames from the client
@@ -44,6 +53,7 @@ struct Connection {
     if (frames.empty()) return std::nullopt;
     std::string f = std::move(frames.front());
     frames.pop_front();
+    bytes -= f.size();
     return f;
   }
   bool is_closed() {
@@ -59,7 +69,12 @@ class Hub final : public net::WsHandler, public net::HttpHandler {
   void on_open(const std::shared_ptr<net::Peer>& peer) override {
     auto c = std::make_shared<Connection>();
     c->peer = peer;
-    std::lock_guard lock(mutex_);
+    std::unique_lock lock(mutex_);
+    if (fresh_.size() >= kHubConnections) {
+      lock.unlock();
+      peer->close(net::close_code::policy_violation, "agentconform: too many connections");
+      return;
+    }
     by_peer_[peer->id()] = c;
     fresh_.push_back(c);
     cv_.notify_all();
@@ -68,7 +83,10 @@ class Hub final : public net::WsHandler, public net::HttpHandler {
     auto c = find(peer->id());
     if (!c) return;
     std::lock_guard lock(c->mutex);
-    if (c->frames.size() < 10000) c->frames.push_back(binary ? std::string() : std::string(frame));
+    if (c->frames.size() < kConnFrames && c->bytes + frame.size() <= kConnFrameBytes) {
+      c->frames.push_back(binary ? std::string() : std::string(frame));
+      c->bytes += c->frames.back().size();
+    }
     c->cv.notify_all();
   }
   void on_close(const std::shared_ptr<net::Peer>& peer, const net::CloseInfo& info) override {
@@ -91,7 +109,7 @@ class Hub final : public net::WsHandler, public net::HttpHandler {
     by_peer_.clear();
     fresh_.clear();
   }
-  std::size_t max_message_bytes() const override { return 16 * 1024 * 1024; }
+  std::size_t max_message_bytes() const override { return kHubMessageBytes; }
 
   // ALP registration and the A2ACP token service: the client needs a credential first.
   net::HttpResponse handle(const net::HttpRequest& request) override {
@@ -131,64 +149,31 @@ class Hub final : public net::WsHandler, public net::HttpHandler {
   std::atomic<std::uint64_t> tokens_{0};
 };
 
-// The client under test as a child process (sh -c COMMAND), its output in a log file.
+// The client under test: `sh -c COMMAND` in its own session with a private $TMPDIR and its
+// output in a bounded buffer (harness/util/child_process.hpp); restarted after a crash.
 class Client {
  public:
-  Client(std::string command, std::map<std::string, std::string> env, std::filesystem::path log)
-      : command_(std::move(command)), env_(std::move(env)), log_(std::move(log)) {}
-  ~Client() { stop(); }
+  Client(std::string command, std::map<std::string, std::string> env) : command_(std::move(command)), env_(std::move(env)) {}
   bool start() {
-    std::vector<std::string> env_strings;
-    for (char** e = environ; *e != nullptr; ++e) env_strings.emplace_back(*e);
-    for (const auto& [k, v] : env_) env_strings.push_back(k + "=" + v);
-    std::vector<char*> envp;
-    for (auto& s : env_strings) envp.push_back(s.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, 1, log_.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&actions, 1, 2);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    // exec: the shell becomes the client, so stopping it stops the client (no orphan).
-    std::string sh = "/bin/sh", dash_c = "-c", line = "exec " + command_;
-    char* argv[] = {sh.data(), dash_c.data(), line.data(), nullptr};
-    const int rc = posix_spawn(&pid_, sh.c_str(), &actions, nullptr, argv, envp.data());
-    posix_spawn_file_actions_destroy(&actions);
-    return rc == 0;
+    ChildOptions o;
+    // exec: the shell becomes the client, so the crash oracle sees the client's own status.
+    o.command = "exec " + command_;
+    o.env = env_;
+    o.keep_bytes = 4096;
+    auto c = ChildProcess::start(o);
+    if (!c) return false;
+    child_ = std::move(*c);
+    return true;
   }
   // nullopt while it runs; how it ended otherwise.
-  std::optional<std::string> ended() {
-    if (pid_ <= 0) return std::string("not running");
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return std::nullopt;
-    pid_ = -1;
-    if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
-  }
-  std::string log_tail() const {
-    std::ifstream in(log_, std::ios::binary);
-    std::stringstream b;
-    b << in.rdbuf();
-    const std::string s = b.str();
-    return s.size() <= 3000 ? s : "..." + s.substr(s.size() - 3000);
-  }
-  void stop() {
-    if (pid_ <= 0) return;
-    ::kill(pid_, SIGTERM);
-    for (int i = 0; i < 50 && !ended(); ++i) std::this_thread::sleep_for(20ms);
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      int status = 0;
-      ::waitpid(pid_, &status, 0);
-      pid_ = -1;
-    }
-  }
+  std::optional<std::string> ended() { return child_ ? child_->ended() : std::optional<std::string>("not running"); }
+  std::string log_tail() const { return child_ ? child_->output() : std::string(); }
+  void stop() { child_.reset(); }
 
  private:
   std::string command_;
   std::map<std::string, std::string> env_;
-  std::filesystem::path log_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> child_;
 };
 
 // Valid hub-to-client messages of each protocol: what the hostile hub damages.
@@ -285,6 +270,7 @@ HostileHubReport hostile_hub(const HostileHubOptions& o) {
   };
   auto hub = std::make_shared<Hub>(o.protocol);
   net::ServerOptions so;
+  so.max_connections = kHubConnections;
   const auto colon = o.listen.rfind(':');
   so.address = o.listen.substr(0, colon);
   try {
@@ -308,8 +294,7 @@ HostileHubReport hostile_hub(const HostileHubOptions& o) {
   if (o.on_listening) o.on_listening(*port);
   std::unique_ptr<Client> client;
   if (!o.command.empty()) {
-    client = std::make_unique<Client>(o.command, std::map<std::string, std::string>{{"AGENTCONFORM_URL", ws}, {"AGENTCONFORM_HTTP", http}},
-                                      std::filesystem::temp_directory_path() / ("agentconform-hostile-client-" + std::to_string(::getpid()) + ".log"));
+    client = std::make_unique<Client>(o.command, std::map<std::string, std::string>{{"AGENTCONFORM_URL", ws}, {"AGENTCONFORM_HTTP", http}});
     if (!client->start()) {
       log("cannot start the client: " + o.command);
       return report;

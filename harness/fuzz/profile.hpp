@@ -55,13 +55,20 @@ struct ConnRecord {
   std::uint16_t close_code = 0;
   bool refused = false;     // the upgrade was answered with a non-101 status
   int refused_status = 0;
-  std::vector<net::WsEvent> events;  // text, binary and close events received
+  std::vector<net::WsEvent> events;  // text, binary and close events received (bounded, below)
+  std::size_t events_bytes = 0;      // their data
+  std::uint64_t events_dropped = 0;  // past kMaxConnEvents / kMaxConnEventBytes: counted, not kept
   std::vector<std::string> sent;     // text payloads sent, after substitution and signing
   Json expect = Json::object();      // the profile's bookkeeping for this connection
 
   // Accepted, and neither ended by the target nor closed or dropped by the session.
   bool open() const { return ws && !closed && !sent_close; }
 };
+
+// What one connection of a session keeps of what it received: a flooding target is counted,
+// not stored (docs/limits.md). Close events are always kept.
+inline constexpr std::size_t kMaxConnEvents = 4096;
+inline constexpr std::size_t kMaxConnEventBytes = 8u << 20;
 
 // One execution of a session.
 struct Exec {

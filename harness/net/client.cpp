@@ -16,8 +16,13 @@ namespace ac::net {
 
 using namespace detail;
 
+// See WsClient::Impl::over_budget().
+constexpr std::size_t kRuntimeFloorBytes = 256 * 1024;
+
 struct Runtime::Impl {
   asio::io_context ioc;
+  // Bytes of unread WebSocket events over all clients of this runtime (kRuntimeQueuedBytes).
+  std::shared_ptr<std::atomic<std::size_t>> queued = std::make_shared<std::atomic<std::size_t>>(0);
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
   std::vector<std::thread> threads;
 };
@@ -274,6 +279,7 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   std::string inbuf;
   std::array<char, 16384> chunk{};
   std::deque<std::shared_ptr<const std::string>> outq;
+  std::size_t pending_bytes = 0;  // in outq (strand only)
   bool writing = false;
   bool sent_close = false;
   std::mt19937 rng{std::random_device{}()};
@@ -282,15 +288,82 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   std::condition_variable cv;
   std::deque<WsEvent> events;
   bool transport_closed = false;
+  // Unread events are bounded (WsConnectOptions): past the bound reading pauses until the case
+  // takes some, so a flooding peer is held back by TCP instead of filling our memory.
+  std::size_t queued_bytes = 0;  // under mutex
+  bool paused = false;           // under mutex
+  std::shared_ptr<std::atomic<std::size_t>> runtime_queued;
 
-  Impl(std::shared_ptr<Conn> c, WsConnectOptions o)
-      : conn(std::move(c)), options(std::move(o)), decoder(options.max_message_bytes), assembler(options.max_message_bytes) {}
+  Impl(std::shared_ptr<Conn> c, WsConnectOptions o, std::shared_ptr<std::atomic<std::size_t>> rq)
+      : conn(std::move(c)),
+        options(std::move(o)),
+        decoder(options.max_message_bytes),
+        assembler(options.max_message_bytes),
+        runtime_queued(std::move(rq)) {}
+  ~Impl() { *runtime_queued -= queued_bytes; }
+
+  static std::size_t cost(const WsEvent& e) { return e.data.size() + e.close_reason.size() + sizeof(WsEvent); }
 
   void push(WsEvent e) {
     e.at = std::chrono::system_clock::now();
     std::lock_guard lock(mutex);
+    // A ping flood the case has not read yet is one event with a count, not one per ping.
+    if ((e.kind == ws::Event::Kind::ping || e.kind == ws::Event::Kind::pong) && !events.empty() && events.back().kind == e.kind) {
+      ++events.back().repeats;
+      cv.notify_all();
+      return;
+    }
+    const std::size_t c = cost(e);
+    queued_bytes += c;
+    *runtime_queued += c;
     events.push_back(std::move(e));
     cv.notify_all();
+  }
+
+  // Requires mutex.
+  // The runtime's budget only pauses a connection holding more than kRuntimeFloorBytes itself:
+  // one whose case reads always makes progress, even while another connection's case does not.
+  bool over_budget() const {
+    return queued_bytes > options.max_queued_bytes || events.size() > options.max_queued_events ||
+           (runtime_queued->load() > kRuntimeQueuedBytes && queued_bytes > kRuntimeFloorBytes);
+  }
+
+  // Requires mutex: takes the oldest event and releases its share of the budget.
+  WsEvent take_front() {
+    WsEvent e = std::move(events.front());
+    events.pop_front();
+    const std::size_t c = cost(e);
+    queued_bytes -= c;
+    *runtime_queued -= c;
+    return e;
+  }
+
+  // After a read: stop reading while the unread events are over budget. A timer looks again
+  // (the budget shared with other connections frees up without this one's case doing anything).
+  bool pause_if_full() {
+    {
+      std::lock_guard lock(mutex);
+      if (!over_budget()) return false;
+      paused = true;
+    }
+    recheck_later();
+    return true;
+  }
+
+  void recheck_later() {
+    auto timer = std::make_shared<asio::steady_timer>(conn->executor(), std::chrono::milliseconds(20));
+    timer->async_wait([self = shared_from_this(), timer](error_code) {
+      {
+        std::lock_guard lock(self->mutex);
+        if (!self->paused || self->transport_closed) return;
+        if (self->over_budget()) {
+          self->recheck_later();
+          return;
+        }
+        self->paused = false;
+      }
+      self->do_read();
+    });
   }
 
   void start(std::string leftover) {
@@ -307,6 +380,7 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
       if (ec) return self->on_transport_end();
       self->inbuf.append(self->chunk.data(), n);
       if (!self->drain_frames()) return;
+      if (self->pause_if_full()) return;
       self->do_read();
     });
   }
@@ -328,6 +402,7 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
         return false;
       }
       inbuf.erase(0, used);
+      if (inbuf.empty() && inbuf.capacity() > 1024 * 1024) std::string().swap(inbuf);  // a big frame's room
       auto event = assembler.feed(std::move(frame), /*expect_masked=*/false);
       if (!event) continue;
       WsEvent e;
@@ -337,8 +412,9 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
       e.close_reason = std::move(event->close_reason);
       e.invalid_utf8 = event->invalid_utf8;
       if (e.kind == ws::Event::Kind::ping && options.auto_pong) {
-        ws::FrameSpec pong{ws::opcode::pong, e.data};
-        write_frame(pong);
+        // Only while few pongs wait: a peer that pings and does not read gets no more
+        // (RFC 6455 §5.5.3 lets an endpoint answer only the latest ping).
+        if (pending_bytes <= options.max_pending_pong_bytes) write_frame(ws::FrameSpec{ws::opcode::pong, e.data});
       }
       if (e.kind == ws::Event::Kind::close && !sent_close) {
         // Echo the close (RFC 6455 §5.5.1), then wait for the server to end the TCP connection.
@@ -397,6 +473,19 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   }
 
   void write_bytes(std::string bytes) {
+    if (pending_bytes + bytes.size() > options.max_pending_bytes) {
+      // The peer does not read what we send: drop it rather than queue without end.
+      WsEvent v;
+      v.kind = ws::Event::Kind::violation;
+      v.data = "the target left more than " + std::to_string(options.max_pending_bytes) +
+               " bytes of the harness's frames unread; connection dropped (limit: pending outbound data)";
+      push(std::move(v));
+      outq.clear();
+      pending_bytes = 0;
+      conn->close();
+      return;
+    }
+    pending_bytes += bytes.size();
     outq.push_back(std::make_shared<const std::string>(std::move(bytes)));
     if (!writing) do_write();
   }
@@ -407,8 +496,11 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
       self->writing = false;
       if (ec) {
         self->outq.clear();
+        self->pending_bytes = 0;
         return;
       }
+      if (self->outq.empty()) return;  // cleared by an overflow meanwhile
+      self->pending_bytes -= self->outq.front()->size();
       self->outq.pop_front();
       if (!self->outq.empty()) self->do_write();
     });
@@ -437,7 +529,7 @@ Expected<std::shared_ptr<WsClient>, ClientError> WsClient::connect(Runtime& runt
   if (!opened) return unexpected(opened.error());
   auto client = std::shared_ptr<WsClient>(new WsClient());
   client->handshake_ = opened->response;
-  client->impl_ = std::make_shared<Impl>(opened->conn, options);
+  client->impl_ = std::make_shared<Impl>(opened->conn, options, runtime.impl().queued);
   const auto data = opened->leftover.cdata();
   client->impl_->start(std::string(static_cast<const char*>(data.data()), data.size()));
   return client;
@@ -483,8 +575,13 @@ std::optional<WsEvent> WsClient::next(std::chrono::milliseconds timeout) {
   std::unique_lock lock(impl_->mutex);
   impl_->cv.wait_for(lock, timeout, [&] { return !impl_->events.empty() || impl_->transport_closed; });
   if (!impl_->events.empty()) {
-    WsEvent e = std::move(impl_->events.front());
-    impl_->events.pop_front();
+    WsEvent e = impl_->take_front();
+    // Taking events may bring the connection back under its budget: read on at once.
+    if (impl_->paused && !impl_->over_budget()) {
+      impl_->paused = false;
+      lock.unlock();
+      impl_->on_strand([](Impl& i) { i.do_read(); });
+    }
     return e;
   }
   if (impl_->transport_closed) {

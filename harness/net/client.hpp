@@ -7,6 +7,7 @@
 // event); the I/O runs on a shared Runtime.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -72,14 +73,29 @@ struct HttpCall {
 
 Expected<HttpResult, ClientError> http_request(Runtime& runtime, const HttpCall& call);
 
+// What one WebSocket connection may make the harness hold (docs/limits.md, "What a peer can
+// make a run spend"). A frame header declaring more than max_message_bytes is refused before any
+// payload is read (close 1009); past max_queued_bytes / max_queued_events of unread messages the
+// client stops reading (TCP pushes back on the peer) until the case takes some; a run of pings
+// the case has not taken yet is one event with a count; pongs are skipped while more than
+// max_pending_pong_bytes wait to be sent, and a peer that leaves more than max_pending_bytes of
+// ours unread is disconnected.
 struct WsConnectOptions {
   Headers headers;          // extra request headers
   std::string subprotocol;  // Sec-WebSocket-Protocol, when non-empty
   std::chrono::milliseconds timeout{5000};
-  std::size_t max_message_bytes = 16 * 1024 * 1024;
+  std::size_t max_message_bytes = 4 * 1024 * 1024;
+  std::size_t max_queued_bytes = 4 * 1024 * 1024;
+  std::size_t max_queued_events = 4096;
+  std::size_t max_pending_bytes = 16 * 1024 * 1024;
+  std::size_t max_pending_pong_bytes = 64 * 1024;
   bool auto_pong = true;     // answer pings (turned off by the fuzzer's "ignore pings" mutation)
   TlsClientOptions tls;
 };
+
+// Every WebSocket client of a Runtime together holds at most this many bytes of unread
+// messages; past it, connections pause reading until the cases take theirs.
+inline constexpr std::size_t kRuntimeQueuedBytes = 64 * 1024 * 1024;
 
 struct WsEvent {
   ws::Event::Kind kind = ws::Event::Kind::text;
@@ -88,6 +104,7 @@ struct WsEvent {
   std::string close_reason;
   bool invalid_utf8 = false;
   bool transport_closed = false;  // the TCP connection ended (with or without a close frame)
+  std::uint64_t repeats = 1;      // ping/pong: how many arrived in a row before the case took them
   std::chrono::system_clock::time_point at;
 };
 

@@ -33,6 +33,7 @@ namespace {
 constexpr std::size_t kThreadReadBytes = 64 * 1024;  // plain connections: the thread's buffer
 constexpr std::size_t kTlsReadBytes = 16 * 1024;     // TLS: one record's plaintext at most
 constexpr std::size_t kKeepWriteBuffer = 64 * 1024;  // larger write buffers are released once drained
+constexpr std::size_t kMaxPendingPongBytes = 64 * 1024;  // pongs owed to a peer that does not read
 constexpr int kReadsPerTurn = 8;                     // then let other connections of the thread run
 
 char* thread_read_buffer() {
@@ -232,6 +233,9 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
       case Kind::ping: {
         std::unique_lock lock(out_mutex_);
         if (close_queued_) return;
+        // A peer that pings and does not read gets no more pongs once 64 KiB wait (RFC 6455
+        // §5.5.3 lets us answer only the latest): its pings cannot grow our send queue.
+        if (out_.size() + wbuf_size_ > kMaxPendingPongBytes) return;
         wire::append_frame(out_, wire::opcode::pong, e.data);
         schedule_flush(lock);
         return;

@@ -100,7 +100,9 @@ TEST(Setup, FuzzWithAWrongApiKeyIsOneSetupError) {
   EXPECT_NE(p.err.find("setup error"), std::string::npos) << p.err;
   EXPECT_NE(p.err.find("settings.api_key was refused"), std::string::npos) << p.err;
   EXPECT_EQ((p.out + p.err).find("not-the-key"), std::string::npos) << "the key is a secret: " << p.out << p.err;
-  EXPECT_FALSE(std::filesystem::exists(dir / "f" / "results.json")) << "nothing was fuzzed, so there are no findings to report";
+  const Json doc = Json::parse(slurp(dir / "f" / "results.json"));  // the reports say what went wrong
+  EXPECT_NE(doc.value("setup_error", std::string()).find("settings.api_key was refused"), std::string::npos) << doc.dump(1);
+  EXPECT_EQ(slurp(dir / "f" / "results.json").find("not-the-key"), std::string::npos);
 }
 
 TEST(Setup, MissingRequiredSettingIsNamed) {
