@@ -130,7 +130,7 @@ void add_lobby(CLI::App& app, Context& ctx) {
   auto* cmd = app.add_subcommand("lobby", "Run the reference lobby (all five protocols) until SIGINT/SIGTERM");
   cmd->add_option("--listen", o->listen, "HOST:PORT to listen on (port 0: ephemeral)")->capture_default_str()->check(ListenAddress());
   cmd->add_option("--config", o->config_file, "JSON configuration file (schemas/lobby-config.schema.json)")->check(NonEmpty());
-  cmd->add_option("--tls-cert", o->tls_cert, "PEM certificate chain: serve TLS (HTTPS/WSS) on the same port");
+  cmd->add_option("--tls-cert", o->tls_cert, "PEM certificate chain: serve TLS only (HTTPS/WSS, TLS 1.3 and up; plain connections are closed)");
   cmd->add_option("--tls-key", o->tls_key, "PEM private key for --tls-cert");
   cmd->add_option("--tls-self-signed", o->tls_self_signed_dir, "generate a throw-away certificate into DIR and serve TLS");
   cmd->add_option("--api-key", o->api_keys, "API key accepted by ALP registration and the A2ACP auth service (repeatable)");

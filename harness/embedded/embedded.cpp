@@ -1,6 +1,12 @@
 #include "harness/embedded/embedded.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <optional>
+
 #include "harness/embedded/protocols.hpp"
+#include "harness/net/self_signed.hpp"
 
 namespace ac::embedded {
 
@@ -53,8 +59,59 @@ Expected<engine::TargetConfig, std::string> target_for(const engine::Declaration
   return t;
 }
 
+ScratchDir& ScratchDir::operator=(ScratchDir&& other) noexcept {
+  if (this != &other) {
+    ScratchDir gone(std::move(*this));
+    path_ = std::exchange(other.path_, {});
+  }
+  return *this;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+}
+
+namespace {
+
+// The TLS twin: the same configuration on a TLS-only port with a certificate made now. Returns
+// an error message, or nothing.
+std::optional<std::string> start_tls_twin(const engine::Declarations& declarations, const std::set<std::string>& protocols,
+                                            const std::set<std::string>& faults, Started& out) {
+  static std::atomic<unsigned> counter{0};
+  out.tls_dir = ScratchDir(std::filesystem::temp_directory_path() /
+                           ("agentconform-tls-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1))));
+  auto files = net::write_self_signed_certificate(out.tls_dir.path());
+  if (!files) return "cannot make the embedded lobby's TLS certificate: " + files.error();
+  // Configured for the protocols that have TLS cases only (another exchange directory for
+  // AgentProtocol, say, would be made for nothing).
+  std::set<std::string> tls_protocols;
+  for (const auto& p : protocols) {
+    const auto* decl = declarations.find(p);
+    if (decl != nullptr && decl->features.count("tls") != 0) tls_protocols.insert(p);
+  }
+  if (tls_protocols.empty()) return std::nullopt;
+  ref::LobbyConfig config = lobby_config(tls_protocols, faults);
+  config.tls_cert_file = files->cert_pem.string();
+  config.tls_key_file = files->key_pem.string();
+  auto lobby = ref::Lobby::start(config);
+  if (!lobby) return "cannot start the embedded reference lobby over TLS: " + lobby.error();
+  out.tls_lobby = std::move(*lobby);
+  for (auto& [p, plain] : out.targets) {
+    if (tls_protocols.count(p) == 0) continue;
+    auto t = target_for(declarations, p, out.tls_lobby->config(), out.tls_lobby->http_url(), out.tls_lobby->ws_url());
+    if (!t) return t.error();
+    t->tls.ca_file = files->cert_pem.string();
+    t->features.insert("tls");
+    plain.tls_twin = std::make_shared<const engine::TargetConfig>(std::move(*t));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Expected<Started, std::string> start(const engine::Declarations& declarations, const std::set<std::string>& protocols,
-                                     const std::set<std::string>& faults) {
+                                     const std::set<std::string>& faults, bool tls_twin) {
   Started out;
   auto lobby = ref::Lobby::start(lobby_config(protocols, faults));
   if (!lobby) return unexpected("cannot start the embedded reference lobby: " + lobby.error());
@@ -63,6 +120,9 @@ Expected<Started, std::string> start(const engine::Declarations& declarations, c
     auto t = target_for(declarations, p, out.lobby->config(), out.lobby->http_url(), out.lobby->ws_url());
     if (!t) return unexpected(t.error());
     out.targets.emplace(p, std::move(*t));
+  }
+  if (tls_twin) {
+    if (auto error = start_tls_twin(declarations, protocols, faults, out)) return unexpected(*error);
   }
   return out;
 }

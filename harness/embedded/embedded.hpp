@@ -6,7 +6,9 @@
 // reference/. This layer sits above both (engine, reference) and below the command line.
 #pragma once
 
+#include <filesystem>
 #include <memory>
+#include <utility>
 #include <set>
 #include <string>
 
@@ -41,12 +43,33 @@ Expected<engine::TargetConfig, std::string> target_for(const engine::Declaration
                                                        const ref::LobbyConfig& config, const std::string& http_url,
                                                        const std::string& ws_url);
 
-// An in-process lobby serving `protocols` and the targets of each.
+// A directory of throw-away files (the TLS twin's certificate), removed with its owner.
+class ScratchDir {
+ public:
+  ScratchDir() = default;
+  explicit ScratchDir(std::filesystem::path path) : path_(std::move(path)) {}
+  ScratchDir(ScratchDir&& other) noexcept : path_(std::exchange(other.path_, {})) {}
+  ScratchDir& operator=(ScratchDir&& other) noexcept;
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  ~ScratchDir();
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// An in-process lobby serving `protocols` and the targets of each. With `tls_twin`, a second
+// lobby of the same configuration (and faults) listens TLS-only with a self-signed certificate
+// made at start-up, and each target of a protocol that declares the feature tls gets it as its
+// tls_twin (the TLS cases run there; the lobby's own TLS floor and refusal of plain text apply).
 struct Started {
   std::unique_ptr<ref::Lobby> lobby;
+  std::unique_ptr<ref::Lobby> tls_lobby;
+  ScratchDir tls_dir;
   std::map<std::string, engine::TargetConfig> targets;
 };
 Expected<Started, std::string> start(const engine::Declarations& declarations, const std::set<std::string>& protocols,
-                                     const std::set<std::string>& faults);
+                                     const std::set<std::string>& faults, bool tls_twin = false);
 
 }  // namespace ac::embedded

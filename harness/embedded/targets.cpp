@@ -1,5 +1,7 @@
 #include "harness/embedded/targets.hpp"
 
+#include <algorithm>
+
 #include "harness/embedded/embedded.hpp"
 #include "reference/core/faults.hpp"
 
@@ -31,12 +33,18 @@ Expected<RunTargets, std::string> prepare_targets(const engine::Loaded& loaded, 
   for (const auto& f : o.lobby_faults) {
     if (!ref::FaultCatalog::builtin().find(f)) return unexpected("unknown fault \"" + f + "\" (agentconform lobby --list-faults)");
   }
-  auto started = start(loaded.declarations, protocols, std::set<std::string>(o.lobby_faults.begin(), o.lobby_faults.end()));
+  bool tls_cases = false;
+  for (const auto* c : plan.cases) {
+    tls_cases = tls_cases || std::find(c->features.begin(), c->features.end(), "tls") != c->features.end();
+  }
+  auto started = start(loaded.declarations, protocols, std::set<std::string>(o.lobby_faults.begin(), o.lobby_faults.end()), tls_cases);
   if (!started) {
     if (harness_error != nullptr) *harness_error = true;
     return unexpected(started.error());
   }
   out.lobby = std::move(started->lobby);
+  out.tls_lobby = std::move(started->tls_lobby);
+  out.tls_files = std::make_shared<ScratchDir>(std::move(started->tls_dir));
   out.targets = std::move(started->targets);
   return out;
 }

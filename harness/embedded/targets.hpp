@@ -15,6 +15,8 @@ namespace ac::embedded {
 
 struct RunTargets {
   std::unique_ptr<ref::Lobby> lobby;  // set when the embedded lobby serves the run
+  std::unique_ptr<ref::Lobby> tls_lobby;  // its TLS twin, when the plan has TLS cases
+  std::shared_ptr<void> tls_files;        // the twin's certificate directory (removed with it)
   std::map<std::string, engine::TargetConfig> targets;
   bool embedded() const { return lobby != nullptr; }
   std::string label() const;  // "the embedded reference lobby" or the target's URL

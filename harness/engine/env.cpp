@@ -80,6 +80,7 @@ void collect_transports(const Json& steps, const std::string& connect_default, s
     if (!s.is_object()) continue;
     if (s.contains("connect")) out.insert(s.value("transport", connect_default));
     if (s.contains("http")) out.insert("http");
+    if (auto p = s.find("plaintext"); p != s.end() && p->is_object()) out.insert(p->value("websocket", false) ? "ws" : "http");
     if (s.contains("repeat")) collect_transports(s.value("steps", Json::array()), connect_default, out);
     if (auto p = s.find("parallel"); p != s.end() && p->is_array()) {
       for (const auto& branch : *p) collect_transports(branch, connect_default, out);

@@ -6,6 +6,7 @@
 
 #include "harness/engine/driver.hpp"
 #include "harness/engine/matcher.hpp"
+#include "harness/engine/tls_steps.hpp"
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/typed/stamp.hpp"
 
@@ -39,7 +40,7 @@ std::string show_text(const std::string& s, std::size_t limit = 600) {
 
 std::string action_of(const Json& step) {
   for (const char* a : {"connect", "send", "expect", "http", "disconnect", "abort", "sleep_ms", "repeat", "parallel", "set",
-                        "accept", "expect_http", "hangup", "trigger"}) {
+                        "accept", "expect_http", "hangup", "trigger", "tls_handshake", "plaintext"}) {
     if (step.contains(a)) return a;
   }
   return "?";
@@ -131,6 +132,7 @@ class StepRunner {
     if (action == "send") return do_send(s, path);
     if (action == "expect") return do_expect(s, path);
     if (action == "http") return do_http(s, path);
+    if (action == "tls_handshake" || action == "plaintext") return do_tls(s, path, action);
     if (action == "disconnect") return do_disconnect(s, path);
     if (action == "abort") {
       AgentSession* a = agent(s["abort"].get<std::string>());
@@ -464,6 +466,23 @@ class StepRunner {
     return std::nullopt;
   }
 
+  // tls_handshake and plaintext (tls_steps.hpp).
+  std::optional<StepFailure> do_tls(const Json& s, const std::string& path, const std::string& action) {
+    auto step = env_.vars.substitute(s);
+    if (!step) return harness_error(s, path, step.error());
+    const auto r = action == "plaintext" ? run_plaintext_step(*step, env_, wait_for(s)) : run_tls_handshake_step(*step, env_, wait_for(s));
+    switch (r.kind) {
+      case TlsStepResult::Kind::pass: return std::nullopt;
+      case TlsStepResult::Kind::error: return harness_error(s, path, r.message);
+      case TlsStepResult::Kind::not_applicable: return failure(s, path, r.message, "", "", StepFailure::Kind::not_applicable);
+      case TlsStepResult::Kind::fail: break;
+    }
+    auto f = failure(s, path, r.message, r.expected, r.actual);
+    f.request = r.request;
+    f.answer = r.answer;
+    return f;
+  }
+
   std::optional<StepFailure> do_disconnect(const Json& s, const std::string& path) {
     const std::string name = s["disconnect"].get<std::string>();
     AgentSession* a = agent(name);
@@ -625,8 +644,11 @@ Expected<Json, std::string> apply_edits(Json message, const Json& step, const Va
   return message;
 }
 
-CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, const TargetConfig& target, net::Runtime& runtime,
+CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, const TargetConfig& given, net::Runtime& runtime,
                     const CaseOptions& options, ClientHub* hub) {
+  // The embedded lobby serves TLS cases from its TLS twin (target.hpp, tls_twin).
+  const bool tls_case = std::find(kase.features.begin(), kase.features.end(), "tls") != kase.features.end();
+  const TargetConfig& target = tls_case && !given.uses_tls() && given.tls_twin ? *given.tls_twin : given;
   CaseResult result;
   result.id = kase.id;
   result.title = kase.title;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ struct TargetConfig {
   double timeout_scale = 1.0;
   const TargetDeclaration* declaration = nullptr;
   std::vector<std::string> warnings;         // e.g. a --target path overriding target.json's
+  // The embedded reference lobby only: the same lobby configuration served over TLS (a TLS-only
+  // port, a certificate made at start-up, tls.ca_file set), which runs the cases that need the
+  // feature tls while the plain target runs the rest.
+  std::shared_ptr<const TargetConfig> tls_twin;
 
   bool claims(const std::string& feature) const { return features.count("*") != 0 || features.count(feature) != 0; }
   bool plays(const std::string& role) const { return roles.empty() || roles.count(role) != 0; }

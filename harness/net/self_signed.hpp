@@ -15,8 +15,15 @@ struct CertificateFiles {
   std::filesystem::path key_pem;
 };
 
-// Writes cert.pem and key.pem (mode 0600) into `dir` (created if needed).
+// Writes cert.pem and key.pem (mode 0600) into `dir` (created if needed). The certificate is
+// its own CA (basicConstraints CA:TRUE), so it can also sign certificates for other names.
 Expected<CertificateFiles, std::string> write_self_signed_certificate(const std::filesystem::path& dir,
                                                                      int valid_days = 7);
+
+// Writes into `dir` a certificate for `dns_name` only (CN and one DNS subjectAltName) with a
+// fresh key, issued by the certificate and key in `issuer`: it chains to the same trust anchor
+// but names another host. The reference lobby's fault "tls.wrong-certificate-name" presents it.
+Expected<CertificateFiles, std::string> write_certificate_for_name(const std::filesystem::path& dir, const CertificateFiles& issuer,
+                                                                  const std::string& dns_name, int valid_days = 7);
 
 }  // namespace ac::net

@@ -83,6 +83,14 @@ class DetectSession : public std::enable_shared_from_this<DetectSession> {
  private:
   void on_detect(error_code ec, bool is_tls) {
     if (ec) return;
+    if (!is_tls && token_.shared().options.tls_only) {
+      // A TLS-only port: plain text is not served (no answer, so no byte of the protocol travels
+      // in clear), the connection is closed.
+      error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+      stream_.socket().close(ignored);
+      return;
+    }
     if (!is_tls) {
       return run_http_session<PlainStream>(std::move(token_), std::move(stream_), std::move(buffer_), std::move(remote_));
     }
@@ -170,6 +178,10 @@ Expected<std::uint16_t, std::string> Server::start() {
     auto& ctx = impl_->shared->tls.emplace(asio::ssl::context::tls_server);
     ctx.set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 | asio::ssl::context::no_sslv3 |
                     asio::ssl::context::no_tlsv1 | asio::ssl::context::no_tlsv1_1 | asio::ssl::context::single_dh_use);
+    if (o.tls_min_version != "1.2" && o.tls_min_version != "1.3") {
+      return unexpected("invalid TLS minimum version '" + o.tls_min_version + "' (use 1.2 or 1.3)");
+    }
+    SSL_CTX_set_min_proto_version(ctx.native_handle(), o.tls_min_version == "1.3" ? TLS1_3_VERSION : TLS1_2_VERSION);
     ctx.use_certificate_chain_file(o.tls_cert_file, ec);
     if (ec) return unexpected("cannot load TLS certificate " + o.tls_cert_file + ": " + ec.message());
     ctx.use_private_key_file(o.tls_key_file, asio::ssl::context::pem, ec);

@@ -1,6 +1,7 @@
 // The networking core of the reference lobby (and of `agentconform serve`): one port serving
-// HTTP, HTTPS, WebSocket and secure WebSocket (TLS is detected per connection), routed by path
-// to HttpHandler / WsHandler implementations that never see Beast or Asio.
+// HTTP, HTTPS, WebSocket and secure WebSocket (TLS is detected per connection, or required with
+// tls_only), routed by path to HttpHandler / WsHandler implementations that never see Beast or
+// Asio.
 //
 // Every limit that protects the process lives here, in one place: connection cap, header and
 // body sizes, WebSocket message size (oversized -> close 1009), invalid UTF-8 (-> 1007), a
@@ -31,9 +32,13 @@ struct ServerOptions {
   std::chrono::milliseconds http_idle_timeout{30000};
   std::chrono::milliseconds ws_idle_timeout{60000};    // ping at half, close at full silence
   // TLS: PEM files; when both are set, connections starting with a TLS ClientHello are served
-  // over TLS 1.2+ on the same port.
+  // over TLS (tls_min_version and up) on the same port.
   std::string tls_cert_file;
   std::string tls_key_file;
+  std::string tls_min_version = "1.2";  // "1.2" or "1.3"
+  // With TLS: a connection that does not start with a TLS ClientHello is closed without an
+  // answer (a TLS-only port) instead of being served in plain text.
+  bool tls_only = false;
 };
 
 struct ServerStats {

@@ -1,5 +1,12 @@
 #include "reference/lobby/lobby.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
+#include <filesystem>
+#include <optional>
+
+#include "harness/net/self_signed.hpp"
 #include "harness/net/server.hpp"
 #include "reference/core/hub.hpp"
 
@@ -61,13 +68,53 @@ net::ServerOptions server_options(const LobbyConfig& c) {
   o.http_idle_timeout = c.scaled(c.http_idle_timeout);
   o.tls_cert_file = c.tls_cert_file;
   o.tls_key_file = c.tls_key_file;
+  // With TLS the lobby is TLS-only (ALP §11: "All HTTP and WebSocket communication MUST use
+  // TLS") with a TLS 1.3 floor (A2ACP: "All transport encrypted with TLS 1.3"; one port serves
+  // every protocol). The faults *.tls.* undo each (apply_tls_faults).
+  o.tls_min_version = "1.3";
+  o.tls_only = true;
   return o;
+}
+
+// Transport faults are the server's, whichever protocol's catalogue declares them (one port
+// serves every protocol): a fault named "<protocol>.tls.<what>" is recognised by its suffix.
+bool tls_fault(const FaultSet& faults, std::string_view what) {
+  for (const auto& name : faults.names()) {
+    if (name.ends_with(".tls." + std::string(what))) return true;
+  }
+  return false;
+}
+
+// Applies the TLS faults to the server options before the server is built. The wrong-name fault
+// issues, with the configured key, a certificate for another host: it chains to the same trust
+// anchor (when the configured certificate is its own CA, as a self-signed one is) but does not
+// name this lobby. Its files go into `scratch`, removed when the lobby stops.
+// Returns an error message, or nothing.
+std::optional<std::string> apply_tls_faults(net::ServerOptions& o, const FaultSet& faults, std::filesystem::path& scratch) {
+  if (o.tls_cert_file.empty()) return std::nullopt;
+  if (tls_fault(faults, "accept-tls12")) o.tls_min_version = "1.2";
+  if (tls_fault(faults, "plaintext-beside-tls")) o.tls_only = false;
+  if (tls_fault(faults, "wrong-certificate-name")) {
+    static std::atomic<unsigned> counter{0};
+    scratch = std::filesystem::temp_directory_path() /
+              ("agentconform-wrong-name-" + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1)));
+    auto files = net::write_certificate_for_name(scratch, {o.tls_cert_file, o.tls_key_file}, "wrong-name.invalid");
+    if (!files) return "fault tls.wrong-certificate-name: " + files.error();
+    o.tls_cert_file = files->cert_pem.string();
+    o.tls_key_file = files->key_pem.string();
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
 struct Lobby::Impl {
-  explicit Impl(LobbyConfig c) : config(std::move(c)), server(server_options(config)) {}
+  Impl(LobbyConfig c, const net::ServerOptions& o) : config(std::move(c)), server(o) {}
+  ~Impl() {
+    std::error_code ignored;
+    if (!scratch.empty()) std::filesystem::remove_all(scratch, ignored);
+  }
+  std::filesystem::path scratch;  // files a fault wrote (removed at the end)
   LobbyConfig config;
   FaultSet faults;
   Metrics metrics;
@@ -82,7 +129,15 @@ Lobby::Lobby(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Expected<std::unique_ptr<Lobby>, std::string> Lobby::start(LobbyConfig config) {
   auto faults = FaultSet::from(config.faults, FaultCatalog::builtin());
   if (!faults) return unexpected(faults.error());
-  auto impl = std::make_unique<Impl>(std::move(config));
+  std::filesystem::path scratch;
+  net::ServerOptions options = server_options(config);
+  if (auto error = apply_tls_faults(options, *faults, scratch)) {
+    std::error_code ignored;
+    if (!scratch.empty()) std::filesystem::remove_all(scratch, ignored);
+    return unexpected(*error);
+  }
+  auto impl = std::make_unique<Impl>(std::move(config), options);
+  impl->scratch = std::move(scratch);
   impl->faults = std::move(*faults);
   impl->context = std::make_unique<HubContext>(HubContext{impl->config, impl->faults, impl->metrics, impl->server.scheduler()});
   RouteTable routes;

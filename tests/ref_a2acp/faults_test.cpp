@@ -18,7 +18,9 @@ const std::set<std::string> kTested = {
     "a2acp.contract.skip-response-validation", "a2acp.contract.accept-unknown-contract",
     "a2acp.contract.skip-schema-compatibility", "a2acp.policy.skip-pii-encryption", "a2acp.policy.allow-cross-domain",
     "a2acp.version.accept-incompatible-major", "a2acp.version.reject-previous-major", "a2acp.size.no-limit",
-    "a2acp.error.no-retry-after",     "a2acp.error.wrong-code",             "a2acp.ratelimit.disabled"};
+    "a2acp.error.no-retry-after",     "a2acp.error.wrong-code",             "a2acp.ratelimit.disabled",
+    // tested in tls_faults_test.cpp:
+    "a2acp.tls.accept-tls12",         "a2acp.tls.plaintext-beside-tls",     "a2acp.tls.wrong-certificate-name"};
 
 TEST(A2acpFaultCatalog, EveryFaultIsTestedAndBreaksKnownRequirements) {
   std::ifstream in(std::string(AC_SOURCE_DIR) + "/suites/a2acp/requirements.json");

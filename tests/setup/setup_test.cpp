@@ -152,9 +152,13 @@ TEST(Setup, PlainSchemeAgainstATlsPort) {
   TempDir dir;
   auto cert = net::write_self_signed_certificate(dir / "tls");
   ASSERT_TRUE(cert) << cert.error();
-  // The lobby detects TLS per connection; a TLS-only server is what users have, so stop the
-  // plain path by asking for ws:// and checking the advice names wss://.
+  // The lobby started with a certificate is TLS-only (plain connections are closed unanswered),
+  // as the servers users have: ws:// against it is one setup error whose advice names wss://.
   auto lobby = start_lobby(cert->cert_pem.string(), cert->key_pem.string());
+  const std::string plain_url = "ws://127.0.0.1:" + std::to_string(lobby->port()) + "/chopsticks/ws";
+  const Process plain = cli({"run", "--protocol", "chopsticks", "--target", plain_url, "--report-dir", (dir / "plain").string()}, dir);
+  EXPECT_EQ(plain.exit_code, 3) << plain.out << plain.err;
+  EXPECT_NE(plain.out.find("use wss://"), std::string::npos) << plain.out;
   const std::string tls_url = "wss://127.0.0.1:" + std::to_string(lobby->port()) + "/chopsticks/ws";
   const auto cfg = config(dir, "target.json", {{"tls", {{"ca_file", cert->cert_pem.string()}}}});
   const Process ok = cli({"run", "--protocol", "chopsticks", "--target", tls_url, "--config", cfg, "--case", "CHOP-VER-001",

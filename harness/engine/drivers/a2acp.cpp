@@ -242,7 +242,13 @@ class A2acpDriver final : public Driver {
       query["agent_id"] = id;
       if (auth != "none" && kind != "none" && attach == "token") {
         auto token = make_token(kind, id, broker(t)["agent_id"].get<std::string>(), Json::array(), step, agent, env);
-        if (!token) return {ConnectResult::Outcome::harness_error, 0, "", token.error()};
+        if (!token) {
+          // A token service whose TLS certificate does not verify is the target's failure (the TLS
+          // cases), not the harness's.
+          const bool tls = token.error().find("TLS failure") != std::string::npos;
+          return {tls ? ConnectResult::Outcome::refused : ConnectResult::Outcome::harness_error, 0, "", token.error(),
+                  tls ? "POST " + t.path("token") : ""};
+        }
         query["token"] = *token;
       }
     }
