@@ -2,6 +2,8 @@
 """Prints the README's table of conformance cases per protocol x suite (Markdown), counted from
 suites/<protocol>/<suite>.json, so the table is regenerated rather than maintained by hand:
     python3 scripts/case_table.py
+The schema-derived negative cases (suites/<protocol>/generated/*.json, written by
+scripts/generate_negative.py) are counted in a column of their own.
 """
 import glob
 import json
@@ -9,15 +11,17 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROTOCOLS = ["alp", "agora", "agentprotocol", "a2acp", "chopsticks"]
-SUITES = ["lifecycle", "handshake", "contract-negotiation", "streaming", "version-rejection", "error-codes"]
+SUITES = ["lifecycle", "handshake", "contract-negotiation", "streaming", "version-rejection", "error-codes", "generated"]
 
 
 def main():
     counts = {}
-    for path in glob.glob(os.path.join(ROOT, "suites", "*", "*.json")):
-        protocol = os.path.basename(os.path.dirname(path))
-        suite = os.path.splitext(os.path.basename(path))[0]
-        if suite == "requirements":
+    paths = glob.glob(os.path.join(ROOT, "suites", "*", "*.json")) + glob.glob(os.path.join(ROOT, "suites", "*", "generated", "*.json"))
+    for path in paths:
+        generated = os.path.basename(os.path.dirname(path)) == "generated"
+        protocol = os.path.basename(os.path.dirname(os.path.dirname(path)) if generated else os.path.dirname(path))
+        suite = "generated" if generated else os.path.splitext(os.path.basename(path))[0]
+        if suite not in SUITES:
             continue
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
