@@ -153,8 +153,8 @@ TEST_F(Faults, HandshakeNoTimeoutLeavesTheSourceWaiting) {
 
 TEST_F(Faults, CoerceWrongTypesRoutesAHandshakeWhoseTargetIsAnArray) {
   with("a2acp.schema.coerce-wrong-types");
-  Json m = a2::make_initiate_handshake(src.id, broker(), token("source-agent", kBroker, {"read:datasets"}), "target-agent",
-                                      "provision_test_dataset");
+  Json m = a2::to_json(a2::make_initiate_handshake(src.id, broker(), token("source-agent", kBroker, {"read:datasets"}),
+                                                   "target-agent", "provision_test_dataset"));
   m["payload"]["target_agent_id"] = Json::array({"target-agent"});
   src.send(m);
   EXPECT_EQ(next(dst).value("intent", ""), "accept_handshake");  // the faithful broker answers SCHEMA_MISMATCH (A2A-GEN cases)
