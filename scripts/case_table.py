@@ -2,6 +2,8 @@
 """Prints the README's table of conformance cases per protocol x suite (Markdown), counted from
 the suite files suites/<protocol>/*.json (by the suite each declares), so the table is regenerated rather than maintained by hand:
     python3 scripts/case_table.py
+The schema-derived negative cases (suites/<protocol>/generated/*.json, written by
+scripts/generate_negative.py) are counted in a column of their own.
 """
 import glob
 import json
@@ -9,19 +11,24 @@ import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROTOCOLS = ["alp", "agora", "agentprotocol", "a2acp", "chopsticks"]
-SUITES = ["lifecycle", "handshake", "contract-negotiation", "streaming", "version-rejection", "error-codes"]
+SUITES = ["lifecycle", "handshake", "contract-negotiation", "streaming", "version-rejection", "error-codes", "generated"]
 
 
 def main():
     counts = {}
-    for path in glob.glob(os.path.join(ROOT, "suites", "*", "*.json")):
-        protocol = os.path.basename(os.path.dirname(path))
+    paths = glob.glob(os.path.join(ROOT, "suites", "*", "*.json")) + glob.glob(os.path.join(ROOT, "suites", "*", "generated", "*.json"))
+    for path in paths:
+        generated = os.path.basename(os.path.dirname(path)) == "generated"
+        protocol = os.path.basename(os.path.dirname(os.path.dirname(path)) if generated else os.path.dirname(path))
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
         if "cases" not in doc:
             continue  # requirements, variables, target settings
-        # The suite a file declares (suites/<p>/tls.json holds handshake cases).
-        suite = doc.get("suite", os.path.splitext(os.path.basename(path))[0])
+        # Generated cases have a column of their own; the others count under the suite their file
+        # declares (suites/<p>/tls.json holds handshake cases).
+        suite = "generated" if generated else doc.get("suite", os.path.splitext(os.path.basename(path))[0])
+        if suite not in SUITES:
+            continue
         for case in doc.get("cases", []):
             key = (protocol, suite, "agent" if case.get("role") == "agent" else "server")
             counts[key] = counts.get(key, 0) + 1

@@ -178,7 +178,8 @@ def has_http_step(steps):
 
 def load_cases(protocol):
     cases = []
-    for path in sorted(glob.glob(os.path.join(ROOT, "suites", protocol, "*.json"))):
+    for path in sorted(glob.glob(os.path.join(ROOT, "suites", protocol, "*.json")) +
+                       glob.glob(os.path.join(ROOT, "suites", protocol, "generated", "*.json"))):
         if os.path.basename(path) in ("requirements.json", "target-settings.json"):
             continue
         for c in load_json(path).get("cases", []):
@@ -248,9 +249,15 @@ def check_declaration(protocol, decl, schema, cases, requirements):
 # --- rendering ---------------------------------------------------------------------------------
 
 def id_ranges(ids):
-    """["ALP-HS-005", "ALP-HS-006", "ALP-LC-001"] -> "ALP-HS-005–006, ALP-LC-001"."""
+    """["ALP-HS-005", "ALP-HS-006", "ALP-LC-001"] -> "ALP-HS-005–006, ALP-LC-001"; the hashed ids
+    of the generated cases (docs/generated-cases.md) as one "ALP-GEN-* (38 generated)"."""
     groups = {}
+    generated = {}
     for i in ids:
+        m = re.match(r"^(.*-GEN-)[0-9A-F]{8}$", i)
+        if m:
+            generated[m.group(1)] = generated.get(m.group(1), 0) + 1
+            continue
         m = re.match(r"^(.*-)(\d+)$", i)
         prefix, num = (m.group(1), m.group(2)) if m else (i, None)
         groups.setdefault(prefix, []).append(num)
@@ -267,6 +274,8 @@ def id_ranges(ids):
             if run:
                 out.append(f"{prefix}{run[0]}" + (f"–{run[-1]}" if len(run) > 1 else ""))
             run = [n] if n is not None else []
+    for prefix in sorted(generated):
+        out.append(f"{prefix}* ({generated[prefix]} generated)")
     return ", ".join(out)
 
 

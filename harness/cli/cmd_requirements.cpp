@@ -1,5 +1,6 @@
 // agentconform requirements [--protocol P] [--uncovered] [--json]
-// Lists the requirement catalogue with the cases that cover each requirement.
+// Lists the requirement catalogue with the cases that cover each requirement; a requirement no
+// case covers shows the catalogue's reason (`untestable`, or `pending` work) as `reason:`.
 #include <iostream>
 #include <map>
 
@@ -35,29 +36,36 @@ int run_requirements(const RequirementsCli& o) {
     }
   }
   nlohmann::json out = nlohmann::json::array();
-  std::size_t shown = 0, uncovered_must = 0;
+  std::size_t shown = 0, uncovered_must = 0, untestable = 0, pending = 0;
   for (const auto& p : loaded->requirements.protocols()) {
     if (!o.protocols.empty() && std::find(o.protocols.begin(), o.protocols.end(), p) == o.protocols.end()) continue;
     for (const auto* r : loaded->requirements.of_protocol(p)) {
       const auto& cases = covering[r->id];
-      if (cases.empty() && r->level == "MUST") ++uncovered_must;
+      if (cases.empty() && r->level == "MUST") {
+        ++uncovered_must;
+        untestable += !r->untestable.empty();
+        pending += r->untestable.empty() && !r->pending.empty();
+      }
       if (o.uncovered && !cases.empty()) continue;
       ++shown;
       if (o.json) {
         out.push_back({{"id", r->id}, {"level", r->level}, {"kind", r->kind}, {"spec", r->spec}, {"section", r->section},
                        {"text", r->text}, {"feature", r->feature}, {"cases", cases}});
+        if (cases.empty() && !r->uncovered_reason().empty()) out.back()["reason"] = r->uncovered_reason();
         continue;
       }
       std::cout << r->id << "  " << r->level << "  " << r->spec << " " << r->section << "\n    \"" << r->text << "\"\n    cases: ";
       if (cases.empty()) std::cout << "(none)";
       for (std::size_t i = 0; i < cases.size(); ++i) std::cout << (i ? ", " : "") << cases[i];
       std::cout << "\n";
+      if (cases.empty() && !r->uncovered_reason().empty()) std::cout << "    reason: " << r->uncovered_reason() << "\n";
     }
   }
   if (o.json) {
     std::cout << out.dump(1) << "\n";
   } else {
-    std::cout << shown << " requirements listed; " << uncovered_must << " MUST requirements without a case\n";
+    std::cout << shown << " requirements listed; " << uncovered_must << " MUST requirements without a case (" << untestable
+              << " untestable black-box, " << pending << " pending a case)\n";
   }
   return 0;
 }

@@ -62,7 +62,9 @@ Json compute_coverage(const RequirementCatalog& requirements, const std::vector<
       pt += tested;
       if (!tested) {
         auto why = not_judged.find(r->id);
-        untested.push_back({{"id", r->id}, {"protocol", p}, {"reason", why == not_judged.end() ? "no case of this run covers it" : why->second}});
+        std::string reason = why != not_judged.end() ? why->second : "no case of this run covers it";
+        if (why == not_judged.end() && !r->uncovered_reason().empty()) reason += " (" + r->uncovered_reason() + ")";
+        untested.push_back({{"id", r->id}, {"protocol", p}, {"reason", reason}});
       }
     }
     per_protocol[p] = {{"must", tally(pa, pt)}, {"readings", tally(ra, rt)}};

@@ -490,7 +490,13 @@ class Linter {
       const std::string name = e.path().filename().string();
       const std::string shown = display + "/" + name;
       if (e.is_directory(ec)) {
-        if (has_json_files(e.path())) problem(shown, "", "subdirectories are not read: move its suite files into " + display + "/");
+        // suites/<protocol>/generated/: the schema-derived cases scripts/generate_negative.py
+        // writes (docs/generated-cases.md); suite files only, built-in directory only.
+        if (builtin && name == "generated") {
+          enumerate_generated(e.path(), shown, protocol);
+        } else if (has_json_files(e.path())) {
+          problem(shown, "", "subdirectories are not read: move its suite files into " + display + "/");
+        }
         continue;
       }
       if (e.path().extension() != ".json") continue;
@@ -504,6 +510,22 @@ class Linter {
         continue;
       }
       files_.push_back(std::move(f));
+    }
+  }
+
+  void enumerate_generated(const fs::path& dir, const std::string& display, const std::string& protocol) {
+    std::vector<fs::directory_entry> entries;
+    std::error_code ec;
+    for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) entries.push_back(*it);
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.path().filename() < b.path().filename(); });
+    for (const auto& e : entries) {
+      const std::string name = e.path().filename().string();
+      if (e.is_directory(ec) || e.path().extension() != ".json") continue;
+      if (name == "requirements.json" || name == "variables.json" || name == "target-settings.json") {
+        problem(display + "/" + name, "", "generated/ holds generated suite files only; " + name + " belongs in the protocol directory");
+        continue;
+      }
+      files_.push_back(File{e.path(), display + "/" + name, protocol, Kind::suite, true, std::nullopt});
     }
   }
 

@@ -56,6 +56,8 @@ Expected<RequirementCatalog, std::string> RequirementCatalog::load(const std::ve
         req.section = r.value("section", std::string());
         req.text = r.value("text", std::string());
         req.summary = r.value("summary", std::string());
+        req.untestable = r.value("untestable", std::string());
+        req.pending = r.value("pending", std::string());
         if (auto f = r.find("feature"); f != r.end() && f->is_string()) req.feature = f->get<std::string>();
         req.roles = r.value("roles", std::vector<std::string>{});
         req.suites = r.value("suites", std::vector<std::string>{});
@@ -107,6 +109,24 @@ std::string RequirementCatalog::strongest_level(const std::vector<std::string>& 
     if (const Requirement* r = find(id); r && level_rank(r->level) > level_rank(best)) best = r->level;
   }
   return best;
+}
+
+std::vector<std::string> uncovered_reason_problems(const RequirementCatalog& catalog, const std::set<std::string, std::less<>>& covered) {
+  std::vector<std::string> problems;
+  for (const auto& p : catalog.protocols()) {
+    for (const auto* r : catalog.of_protocol(p)) {
+      const bool has_case = covered.count(r->id) != 0;
+      const std::string where = r->id + " (suites/" + p + "/requirements.json)";
+      if (has_case && !r->untestable.empty()) {
+        problems.push_back(where + ": a case covers it, yet it says 'untestable': remove the reason or the case");
+      } else if (has_case && !r->pending.empty()) {
+        problems.push_back(where + ": a case covers it now: remove its 'pending' reason");
+      } else if (!has_case && r->level == "MUST" && r->untestable.empty() && r->pending.empty()) {
+        problems.push_back(where + ": a MUST no case covers: add a case, or an 'untestable' reason (why no black-box test can check it), or a 'pending' one");
+      }
+    }
+  }
+  return problems;
 }
 
 }  // namespace ac::engine

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,11 @@ struct Requirement {
   std::string text;      // the quoted sentence
   std::string summary;   // what an implementation must do
   std::string feature;   // "" when always applicable
+  // Why no case covers it (a MUST without a case must give one; docs in the schema):
+  std::string untestable;  // no black-box test can check it
+  std::string pending;     // a black-box case can, and is still to be written
+  // The reason `requirements --uncovered` prints: the untestable one, else "pending: ...".
+  std::string uncovered_reason() const { return !untestable.empty() ? untestable : pending.empty() ? "" : "pending: " + pending; }
   std::vector<std::string> roles;
   std::vector<std::string> suites;
 };
@@ -51,5 +57,10 @@ class RequirementCatalog {
 };
 
 int level_rank(std::string_view level);  // MUST 3, SHOULD 2, MAY 1, other 0
+
+// No silent uncovered MUST: every MUST that no case covers (its id is not in `covered`) carries
+// a reason in the catalogue (`untestable` or `pending`), and a requirement a case covers carries
+// neither (a stale reason would hide the case). One message per breach, naming the id and the fix.
+std::vector<std::string> uncovered_reason_problems(const RequirementCatalog& catalog, const std::set<std::string, std::less<>>& covered);
 
 }  // namespace ac::engine

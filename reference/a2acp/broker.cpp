@@ -16,6 +16,8 @@
 #include "harness/protocols/a2acp/builders.hpp"
 #include "harness/protocols/a2acp/codec.hpp"
 #include "harness/semver/protocol_versions.hpp"
+#include "harness/json/strict_reader.hpp"
+#include "reference/core/lenient_types.hpp"
 
 namespace ac::ref::a2acp {
 namespace {
@@ -262,6 +264,15 @@ void Broker::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view
   // 3. The codec: strict JSON and schemas/a2acp.
   json::ReadLimits limits;
   limits.max_bytes = s.transport_max_bytes;
+  std::string lax_frame;
+  if (s.faults.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
+    if (auto parsed = json::parse_strict(frame, limits); parsed && parsed->is_object()) {
+      if (auto lax = coerce_wrong_types(proto::Catalog::builtin().profile(proto::ProtocolId::a2acp), std::move(*parsed))) {
+        lax_frame = lax->dump();
+        frame = lax_frame;
+      }
+    }
+  }
   auto decoded = wire::decode(frame, limits);
   if (!decoded) {
     const auto& e = decoded.error();

@@ -53,6 +53,7 @@ Faults read_faults(const FaultSet& f) {
   x.error_no_retry_after = f.on("a2acp.error.no-retry-after");
   x.error_wrong_code = f.on("a2acp.error.wrong-code");
   x.ratelimit_disabled = f.on("a2acp.ratelimit.disabled");
+  x.coerce_wrong_types = f.on("a2acp.schema.coerce-wrong-types");
   return x;
 }
 

@@ -42,6 +42,7 @@ struct Faults {
   bool error_no_retry_after = false;
   bool error_wrong_code = false;
   bool ratelimit_disabled = false;
+  bool coerce_wrong_types = false;  // a2acp.schema.coerce-wrong-types (reference/core/lenient_types.hpp)
 };
 
 // A cross-domain collaboration the domain policy allows ("*" matches any domain).

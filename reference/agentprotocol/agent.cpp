@@ -6,6 +6,7 @@
 #include "harness/protocols/agentprotocol/codec.hpp"
 #include "harness/protocols/agentprotocol/signature.hpp"
 #include "harness/protocols/typed/stamp.hpp"
+#include "reference/core/lenient_types.hpp"
 
 namespace ac::ref::agentprotocol {
 namespace {
@@ -146,6 +147,9 @@ void Agent::handle(std::string_view text, const Origin& origin, const std::share
   Json checked = raw;
   if (settings_.protocol_accept_any && checked.contains("protocol") && checked["protocol"].is_string()) {
     checked["protocol"] = std::string(ap::kProtocol);
+  }
+  if (settings_.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
+    if (auto lax = coerce_wrong_types(proto::Catalog::builtin().profile(proto::ProtocolId::agentprotocol), checked)) checked = std::move(*lax);
   }
   auto message = ap::from_json(std::move(checked));
   if (!message) {

@@ -56,6 +56,7 @@ struct AgentSettings {
 
   // Faults (reference/agentprotocol/faults.json), each breaking one rule.
   bool skip_verify = false;               // agentprotocol.signature.skip-verify
+  bool coerce_wrong_types = false;        // agentprotocol.schema.coerce-wrong-types (reference/core/lenient_types.hpp)
   bool hello_no_capabilities = false;     // agentprotocol.hello.no-capabilities
   bool error_wrong_code = false;          // agentprotocol.error.wrong-code
   bool protocol_accept_any = false;       // agentprotocol.version.accept-any

@@ -225,6 +225,7 @@ Expected<std::unique_ptr<Hub>, std::string> make_agentprotocol_hub(HubContext& c
 
   const FaultSet& f = context.faults;
   s.skip_verify = f.on("agentprotocol.signature.skip-verify");
+  s.coerce_wrong_types = f.on("agentprotocol.schema.coerce-wrong-types");
   s.planted_leak_invalid = f.on("agentprotocol.planted.leak-per-invalid-message");
   s.hello_no_capabilities = f.on("agentprotocol.hello.no-capabilities");
   s.error_wrong_code = f.on("agentprotocol.error.wrong-code");

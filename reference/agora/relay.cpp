@@ -6,6 +6,8 @@
 
 #include "harness/protocols/agora/builders.hpp"
 #include "harness/protocols/agora/codec.hpp"
+#include "harness/json/strict_reader.hpp"
+#include "reference/core/lenient_types.hpp"
 
 namespace ac::ref::agora {
 namespace {
@@ -281,6 +283,15 @@ void Relay::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view 
   }
   // Only in first-frame binding (query binding registers at the upgrade).
   if (!registered) return handle_register(conn, frame);
+  std::string lax_frame;
+  if (settings_.faults.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
+    if (auto parsed = json::parse_strict(frame, limits_); parsed && parsed->is_object()) {
+      if (auto lax = coerce_wrong_types(proto::Catalog::builtin().profile(proto::ProtocolId::agora), std::move(*parsed))) {
+        lax_frame = lax->dump();
+        frame = lax_frame;
+      }
+    }
+  }
   auto decoded = pa::decode(frame, limits_);
   std::lock_guard lock(mutex_);
   if (conn->closed) return;

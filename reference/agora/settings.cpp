@@ -62,6 +62,7 @@ Expected<Settings, std::string> read_settings(const HubContext& context) {
   const FaultSet& f = context.faults;
   Faults& x = s.faults;
   x.chunks_reorder = f.on("agora.chunks.reorder");
+  x.coerce_wrong_types = f.on("agora.schema.coerce-wrong-types");
   x.chunks_drop_empty = f.on("agora.chunks.drop-empty");
   x.stream_buffer_until_end = f.on("agora.stream.buffer-until-end");
   x.stream_accept_after_end = f.on("agora.stream.accept-after-end");

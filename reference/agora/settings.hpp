@@ -20,6 +20,7 @@ enum class Binding {
 
 struct Faults {
   bool chunks_reorder = false;                 // agora.chunks.reorder
+  bool coerce_wrong_types = false;             // agora.schema.coerce-wrong-types (reference/core/lenient_types.hpp)
   bool chunks_drop_empty = false;              // agora.chunks.drop-empty
   bool stream_buffer_until_end = false;        // agora.stream.buffer-until-end
   bool stream_accept_after_end = false;        // agora.stream.accept-after-end

@@ -20,6 +20,7 @@
 #include "reference/alp/core.hpp"
 #include "reference/alp/discovery.hpp"
 #include "reference/alp/wire.hpp"
+#include "reference/core/lenient_types.hpp"
 
 namespace ac::ref::alp {
 namespace {
@@ -327,6 +328,9 @@ void Core::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view f
         profile().message(t->get_ref<const std::string&>()) == nullptr) {
       custom = *parsed;
     }
+  }
+  if (f.schema_coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
+    if (auto lax = coerce_wrong_types(profile(), *parsed)) *parsed = std::move(*lax);
   }
   auto checked = profile().check(std::move(*parsed));
   if (!checked) {

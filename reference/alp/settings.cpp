@@ -54,6 +54,7 @@ Faults read_faults(const FaultSet& f) {
   x.stream_rewrite_conversation_id = f.on("alp.stream.rewrite-conversation-id");
   x.response_accept_from_anyone = f.on("alp.response.accept-from-anyone");
   x.version_accept_any = f.on("alp.version.accept-any");
+  x.schema_coerce_wrong_types = f.on("alp.schema.coerce-wrong-types");
   x.version_wrong_outgoing = f.on("alp.version.wrong-outgoing-version");
   x.error_wrong_code = f.on("alp.error.wrong-code");
   x.error_wrong_offending_id = f.on("alp.error.wrong-offending-id");

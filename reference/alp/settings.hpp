@@ -43,6 +43,7 @@ struct Faults {
   bool stream_rewrite_conversation_id = false;
   bool response_accept_from_anyone = false;
   bool version_accept_any = false;
+  bool schema_coerce_wrong_types = false;  // alp.schema.coerce-wrong-types (reference/core/lenient_types.hpp)
   bool version_wrong_outgoing = false;
   bool error_wrong_code = false;
   bool error_wrong_offending_id = false;

@@ -102,6 +102,7 @@ Expected<std::unique_ptr<Hub>, std::string> make_chopsticks_hub(HubContext& cont
   s.allow_takeover = f.on("chopsticks.hello.allow-takeover");
   s.answer_missing_agent_id = f.on("chopsticks.hello.answer-missing-agent-id");
   s.accept_resp_from_anyone = f.on("chopsticks.rpc.accept-resp-from-anyone");
+  s.coerce_wrong_types = f.on("chopsticks.schema.coerce-wrong-types");
   s.planted_accept_version_prefix = f.on("chopsticks.planted.accept-version-prefix");
   return std::unique_ptr<Hub>(std::make_unique<chopsticks::ChopsticksHub>(context, std::move(s)));
 }

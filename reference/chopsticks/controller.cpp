@@ -3,6 +3,7 @@
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/profile.hpp"
 #include "harness/protocols/typed/stamp.hpp"
+#include "reference/core/lenient_types.hpp"
 
 namespace ac::ref::chopsticks {
 namespace {
@@ -27,6 +28,9 @@ void Controller::on_message(const std::shared_ptr<net::Peer>& peer, std::string_
   if (binary) return;
   auto parsed = json::parse_strict(frame);
   if (!parsed || !parsed->is_object()) return;
+  if (settings_.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
+    if (auto lax = coerce_wrong_types(profile(), *parsed)) *parsed = std::move(*lax);
+  }
   const Json& msg = *parsed;
   const std::string* type = string_member(msg, "type");
   if (type == nullptr) return;

@@ -34,6 +34,7 @@ struct ControllerSettings {
   bool allow_takeover = false;
   bool answer_missing_agent_id = false;
   bool accept_resp_from_anyone = false;
+  bool coerce_wrong_types = false;  // chopsticks.schema.coerce-wrong-types (reference/core/lenient_types.hpp)
   bool planted_accept_version_prefix = false;  // planted bug for the fuzzer (kind "planted-bug")
 };
 

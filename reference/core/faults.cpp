@@ -30,6 +30,7 @@ Expected<bool, std::string> load_file(const std::filesystem::path& file, std::ve
       info.kind = f.value("kind", std::string("rule"));
       info.breaks = f.at("breaks").get<std::vector<std::string>>();
       info.description = f.at("description").get<std::string>();
+      info.generated_cases = f.value("generated_cases", false);
     } catch (const std::exception& ex) {
       return unexpected(file.string() + ": bad fault entry: " + ex.what());
     }

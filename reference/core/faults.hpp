@@ -22,6 +22,9 @@ struct FaultInfo {
   std::string kind;         // "rule" (breaks a spec rule) or "planted-bug" (crash, hang, leak: for the fuzzer)
   std::vector<std::string> breaks;  // requirement IDs from suites/<protocol>/requirements.json
   std::string description;
+  // The schema-derived cases (suites/<protocol>/generated/, tag "generated") kill it: the kill
+  // matrix runs them for such faults only, to keep its run short (docs/generated-cases.md).
+  bool generated_cases = false;
 };
 
 class FaultCatalog {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "harness/embedded/targets.hpp"
 #include "harness/engine/run.hpp"
 
@@ -17,14 +19,17 @@ inline const engine::Loaded& loaded() {
   return l;
 }
 
+// `keep`, when given, narrows the plan (the kill matrix runs the generated cases only for the
+// faults they target).
 inline engine::RunResult run_embedded(const std::vector<std::string>& protocols, const std::vector<std::string>& faults,
-                                      std::size_t jobs = 8) {
+                                      std::size_t jobs = 8, const std::function<bool(const engine::Case&)>& keep = {}) {
   engine::RunOptions o;
   o.protocols = protocols;
   o.lobby_faults = faults;
   o.jobs = jobs;
   auto plan = engine::make_plan(loaded(), o);
   if (!plan) throw std::runtime_error(plan.error());
+  if (keep) std::erase_if(plan->cases, [&](const engine::Case* c) { return !keep(*c); });
   auto targets = embedded::prepare_targets(loaded(), *plan, o);
   if (!targets) throw std::runtime_error(targets.error());
   auto outcome = engine::execute(loaded(), *plan, targets->targets, o);

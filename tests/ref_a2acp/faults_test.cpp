@@ -19,6 +19,7 @@ const std::set<std::string> kTested = {
     "a2acp.contract.skip-schema-compatibility", "a2acp.policy.skip-pii-encryption", "a2acp.policy.allow-cross-domain",
     "a2acp.version.accept-incompatible-major", "a2acp.version.reject-previous-major", "a2acp.size.no-limit",
     "a2acp.error.no-retry-after",     "a2acp.error.wrong-code",             "a2acp.ratelimit.disabled",
+    "a2acp.schema.coerce-wrong-types",
     // tested in tls_faults_test.cpp:
     "a2acp.tls.accept-tls12",         "a2acp.tls.plaintext-beside-tls",     "a2acp.tls.wrong-certificate-name"};
 
@@ -150,6 +151,15 @@ TEST_F(Faults, HandshakeNoTimeoutLeavesTheSourceWaiting) {
   src.send(handshake(src, "target-agent", "echo"));
   next(dst);
   expect_silence(*src.ws, 1600ms);  // the handshake timeout is 800 ms
+}
+
+TEST_F(Faults, CoerceWrongTypesRoutesAHandshakeWhoseTargetIsAnArray) {
+  with("a2acp.schema.coerce-wrong-types");
+  Json m = a2::to_json(a2::make_initiate_handshake(src.id, broker(), token("source-agent", kBroker, {"read:datasets"}),
+                                                   "target-agent", "provision_test_dataset"));
+  m["payload"]["target_agent_id"] = Json::array({"target-agent"});
+  src.send(m);
+  EXPECT_EQ(next(dst).value("intent", ""), "accept_handshake");  // the faithful broker answers SCHEMA_MISMATCH (A2A-GEN cases)
 }
 
 TEST_F(Faults, SkipPayloadValidationRoutesBadPayloads) {

@@ -26,7 +26,16 @@ TEST_F(ApFaults, CatalogueListsTwelveFaultsWithKnownSuites) {
     ++n;
     EXPECT_FALSE(f.breaks.empty()) << f.name;
   }
-  EXPECT_EQ(n, 12u);
+  EXPECT_EQ(n, 13u);
+}
+
+TEST_F(ApFaults, CoerceWrongTypesExecutesARequestWithATimeoutGivenAsAString) {
+  auto c = with_fault("agentprotocol.schema.coerce-wrong-types");
+  auto a = MockAgent::make();
+  Json m = a.unsigned_message("request", {{"action", "echo"}, {"correlationId", "lax"}, {"params", {{"v", 1}}}, {"timeout", "1000"}},
+                              reference_id);
+  Json r = exchange(*c, a.sign(std::move(m)));
+  EXPECT_EQ(r["type"], "response") << r.dump();  // the faithful agent answers INVALID_MESSAGE (AP-GEN cases)
 }
 
 TEST_F(ApFaults, SkipVerifyExecutesATamperedRequest) {

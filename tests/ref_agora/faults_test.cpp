@@ -28,6 +28,7 @@ TEST_F(Faults, CatalogueNamesOnlyKnownRequirementsAndEveryFaultIsTestedHere) {
                                         "agora.forward.strip-extra",
                                         "agora.reply.as-message",
                                         "agora.routing.broadcast",
+                                        "agora.schema.coerce-wrong-types",
                                         "agora.error.silent-unknown-recipient",
                                         "agora.error.no-stream-id",
                                         "agora.frame.close-on-invalid"};
@@ -192,6 +193,15 @@ TEST_F(Faults, BroadcastDeliversToBystanders) {
   EXPECT_EQ(next_json(*cb)["payload"]["secret"], 1);
   EXPECT_EQ(next_json(*cc)["payload"]["secret"], 1);
   expect_silence(*ca, 100ms);
+}
+
+TEST_F(Faults, CoerceWrongTypesForwardsAFrameWhoseToIsAnArray) {
+  with("agora.schema.coerce-wrong-types");
+  const std::string a = id("a"), b = id("b");
+  auto ca = agent(a);
+  auto cb = agent(b);
+  send(*ca, {{"type", "send"}, {"to", Json::array({b})}, {"payload", {{"lax", 1}}}});
+  EXPECT_EQ(next_json(*cb)["payload"]["lax"], 1);  // the faithful relay answers INVALID_FRAME (AGORA-GEN cases)
 }
 
 TEST_F(Faults, SilentUnknownRecipientSendsNoError) {

@@ -110,10 +110,15 @@ void connect_transports(const Json& node, std::set<std::string>& out) {
 
 std::vector<CaseFacts> cases_of(const std::string& protocol) {
   std::vector<CaseFacts> out;
-  for (const auto& entry : fs::directory_iterator(kRoot / "suites" / protocol)) {
-    const auto name = entry.path().filename().string();
-    if (entry.path().extension() != ".json" || name == "requirements.json" || name == "target-settings.json") continue;
-    for (const auto& c : read_json(entry.path()).value("cases", Json::array())) {
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(kRoot / "suites" / protocol)) files.push_back(entry.path());
+  if (fs::is_directory(kRoot / "suites" / protocol / "generated")) {  // the schema-derived cases (docs/generated-cases.md)
+    for (const auto& entry : fs::directory_iterator(kRoot / "suites" / protocol / "generated")) files.push_back(entry.path());
+  }
+  for (const auto& path : files) {
+    const auto name = path.filename().string();
+    if (path.extension() != ".json" || name == "requirements.json" || name == "target-settings.json") continue;
+    for (const auto& c : read_json(path).value("cases", Json::array())) {
       CaseFacts f{c.at("id").get<std::string>(), c.at("role").get<std::string>(), c.value("features", std::vector<std::string>{}), {}};
       connect_transports(c.at("steps"), f.transports);
       out.push_back(std::move(f));

@@ -1,0 +1,23 @@
+// The reference faults "<protocol>.schema.coerce-wrong-types" (reference/<protocol>/faults.json):
+// the defect issue 14 names, "a field of the wrong type is accepted and stored". A lax
+// implementation converts a member of the wrong JSON type into the type it expected and carries
+// on (an id given as ["x"] read as "x", the string "false" read as false, a list given as a
+// string read as a one-element list). The reference applies it, under the fault only, before its
+// schema check, so the schema-derived negative cases (suites/<protocol>/generated/) can be
+// shown to kill it.
+#pragma once
+
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/protocols/profile.hpp"
+
+namespace ac::ref {
+
+// `message` with every member the profile refuses for its JSON type ("type" violations)
+// converted the lax way, when that makes the profile accept it; nullopt otherwise (a missing
+// member, an object where a string belongs...: the caller refuses the message as usual).
+std::optional<nlohmann::json> coerce_wrong_types(const proto::Profile& profile, nlohmann::json message);
+
+}  // namespace ac::ref
