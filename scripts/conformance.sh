@@ -12,10 +12,6 @@ bash scripts/setup.sh run
 cmake --preset default -DAC_BUILD_TESTS=OFF -DAC_BUILD_BENCH=OFF >/dev/null
 cmake --build --preset default --target agentconform
 
-# Cases spend most of their time waiting on the lobby (timeouts, token expiry), so the main job
-# runs 8 at a time on any machine; a --jobs/-j of your own wins.
-jobs=(--jobs 8)
-for arg in "$@"; do
-  case "$arg" in --jobs|--jobs=*|-j|-j*) jobs=() ;; esac
-done
-exec build/bin/agentconform run "${jobs[@]}" --report junit,json,html,md --report-dir agentconform-report "$@"
+# Cases spend most of their time waiting on the lobby (timeouts, token expiry): `run`'s default
+# --jobs (32) keeps the cores busy; a --jobs/-j of your own wins.
+exec build/bin/agentconform run --report junit,json,html,md --report-dir agentconform-report "$@"

@@ -1,6 +1,7 @@
-// agentconform agent --protocol chopsticks [--url URL] [--agent-id ID] [--heartbeat-ms N] ...
-// Runs a reference agent (a protocol client) until SIGINT/SIGTERM. With no --url it connects to
-// $AGENTCONFORM_URL (set by `agentconform serve --command`) plus the protocol's path.
+// agentconform agent --protocol P [--url URL] [--agent-id ID] [--misbehave NAME] [--set K=V] ...
+// Runs a reference agent (a protocol client, reference/agents/agents.hpp) until SIGINT/SIGTERM.
+// With no --url it connects to $AGENTCONFORM_URL (set by `agentconform serve --command`) plus the
+// protocol's path. `--list-misbehaviours` prints the faulty variants, one name a line.
 #include <signal.h>
 
 #include <atomic>
@@ -10,7 +11,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/validators.hpp"
-#include "reference/agents/chopsticks_agent.hpp"
+#include "reference/agents/agents.hpp"
 
 namespace ac::cli {
 namespace {
@@ -18,39 +19,68 @@ namespace {
 struct AgentCli {
   std::string protocol;
   std::string url;
-  std::string agent_id = "reference-agent";
-  std::string protocol_version = "1.0.0";
+  std::string agent_id;
+  std::string protocol_version;
   int heartbeat_ms = 30000;
   int max_connections = -1;
   std::vector<std::string> misbehave;
+  std::vector<std::string> settings;
+  bool list_misbehaviours = false;
 };
 
+std::string protocols_with_agents() {
+  std::string names;
+  for (const auto& a : ref::reference_agents()) names += (names.empty() ? "" : ", ") + a.protocol;
+  return names;
+}
+
+std::string misbehaviour_names(const ref::ReferenceAgent& agent) {
+  std::string names;
+  for (const auto& m : agent.misbehaviours) names += (names.empty() ? "" : ", ") + m.name;
+  return names.empty() ? "none" : names;
+}
+
 int run_agent(const AgentCli& o) {
-  if (o.protocol != "chopsticks") {
-    std::cerr << "agent: reference agents exist for: chopsticks\n";
+  const ref::ReferenceAgent* agent = ref::find_reference_agent(o.protocol);
+  if (agent == nullptr) {
+    std::cerr << "agent: no reference agent for '" << o.protocol << "'; they exist for: " << protocols_with_agents() << "\n";
     return 2;
   }
-  ref::ChopsticksAgentOptions a;
-  a.url = o.url;
-  if (a.url.empty()) {
+  if (o.list_misbehaviours) {
+    for (const auto& m : agent->misbehaviours) std::cout << m.name << "\n";
+    return 0;
+  }
+  ref::AgentRun r;
+  for (const auto& m : o.misbehave) {
+    bool known = false;
+    for (const auto& k : agent->misbehaviours) known = known || k.name == m;
+    if (!known) {
+      std::cerr << "agent: unknown --misbehave " << m << " for " << o.protocol << " (" << misbehaviour_names(*agent)
+                << "; --list-misbehaviours prints them)\n";
+      return 2;
+    }
+    r.misbehave.push_back(m);
+  }
+  r.url = o.url;
+  if (r.url.empty()) {
     const char* base = std::getenv("AGENTCONFORM_URL");
     if (base == nullptr) {
       std::cerr << "agent: give --url or set AGENTCONFORM_URL\n";
       return 2;
     }
-    a.url = std::string(base) + "/chopsticks/ws";
+    r.url = std::string(base) + agent->path;
   }
-  a.agent_id = o.agent_id;
-  a.protocol_version = o.protocol_version;
-  a.heartbeat = std::chrono::milliseconds(o.heartbeat_ms);
-  a.max_connections = o.max_connections;
-  for (const auto& m : o.misbehave) {
-    if (m == "never-respond") a.never_respond = true;
-    else if (m == "omit-version") a.omit_version = true;
-    else {
-      std::cerr << "agent: unknown --misbehave " << m << " (never-respond, omit-version)\n";
+  r.agent_id = o.agent_id;
+  r.protocol_version = o.protocol_version;
+  r.heartbeat_ms = o.heartbeat_ms;
+  r.max_connections = o.max_connections;
+  for (const auto& kv : o.settings) {
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "agent: --set takes KEY=VALUE, got '" << kv << "'\n";
       return 2;
     }
+    r.settings[kv.substr(0, eq)] = kv.substr(eq + 1);
   }
 
   sigset_t signals;
@@ -61,7 +91,7 @@ int run_agent(const AgentCli& o) {
   std::atomic<bool> stop{false};
   int rc = 0;
   std::thread worker([&] {
-    rc = ref::run_chopsticks_agent(a, stop, std::cerr);
+    rc = agent->run(r, stop, std::cerr);
     ::kill(::getpid(), SIGTERM);  // wake the signal wait below
   });
   int sig = 0;
@@ -74,13 +104,15 @@ int run_agent(const AgentCli& o) {
 void add_agent(CLI::App& app, Context& ctx) {
   auto o = std::make_shared<AgentCli>();
   auto* cmd = app.add_subcommand("agent", "Run a reference agent (protocol client) against a hub, until SIGINT/SIGTERM");
-  cmd->add_option("--protocol,-p", o->protocol, "chopsticks")->required();
-  cmd->add_option("--url", o->url, "the hub's WebSocket URL (default: $AGENTCONFORM_URL + the protocol's path)");
-  cmd->add_option("--agent-id", o->agent_id, "agent id")->capture_default_str();
-  cmd->add_option("--protocol-version", o->protocol_version, "version announced in hello")->capture_default_str();
-  cmd->add_option("--heartbeat-ms", o->heartbeat_ms, "hello/guilds heartbeat period")->capture_default_str()->check(CLI::Range(10, 3600000));
+  cmd->add_option("--protocol,-p", o->protocol, "protocol whose reference agent to run")->required();
+  cmd->add_option("--url", o->url, "the hub's URL (default: $AGENTCONFORM_URL + the protocol's path)");
+  cmd->add_option("--agent-id", o->agent_id, "agent id (default: the agent's own)");
+  cmd->add_option("--protocol-version", o->protocol_version, "version announced in hello (default: the one the agent speaks)");
+  cmd->add_option("--heartbeat-ms", o->heartbeat_ms, "heartbeat period, where the protocol has one")->capture_default_str()->check(CLI::Range(10, 3600000));
   cmd->add_option("--max-connections", o->max_connections, "connections before giving up (-1: reconnect forever)")->check(CLI::Range(-1, 1000000));
-  cmd->add_option("--misbehave", o->misbehave, "break the agent on purpose: never-respond, omit-version (repeatable)");
+  cmd->add_option("--misbehave", o->misbehave, "break the agent on purpose (repeatable; --list-misbehaviours prints the names)");
+  cmd->add_option("--set", o->settings, "an agent-specific setting KEY=VALUE (repeatable)");
+  cmd->add_flag("--list-misbehaviours", o->list_misbehaviours, "print the agent's faulty variants, one name a line, and exit");
   cmd->callback([o, &ctx] { ctx.exit_code = run_agent(*o); });
 }
 

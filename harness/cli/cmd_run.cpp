@@ -252,7 +252,7 @@ void add_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--tag", o->run.tags, "only cases with this tag (repeatable)");
   cmd->add_option("--level", o->run.levels, "only cases of this level: MUST | SHOULD | MAY (repeatable)");
   cmd->add_option("--suites", o->run.suites_dir, "a directory of custom suites (DIR/<protocol>/<suite>.json; docs/scenarios.md) run beside the built-in ones");
-  cmd->add_option("--jobs,-j", o->run.jobs, "cases run in parallel (default: 8; cases mostly wait on the target)")->check(Jobs());
+  cmd->add_option("--jobs,-j", o->run.jobs, "cases run in parallel (default: 32; cases mostly wait on the target)")->check(Jobs());
   cmd->add_option("--timeout-scale", o->run.timeout_scale, "multiply every step and case timeout (a slow target: 2, 5)")
       ->capture_default_str()
       ->check(TimeoutScale());

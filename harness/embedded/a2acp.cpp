@@ -8,7 +8,7 @@ namespace ac::embedded {
 namespace {
 
 constexpr const char* kSecret = "agentconform-embedded-a2acp-secret-0123456789abcdef";
-constexpr std::size_t kDatasetPool = 64, kOtherPool = 8;
+constexpr std::size_t kDatasetPool = 96, kOtherPool = 16;
 
 Json pool_domains() { return {{"dataset", "a_domain"}, {"remote", "medtronic_poc"}, {"denied", "secret_domain"}}; }
 

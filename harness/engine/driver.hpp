@@ -29,6 +29,7 @@ struct AgentSession {
   Json props = Json::object();
   std::shared_ptr<Channel> channel;
   Json state = Json::object();  // the driver's own per-agent state (token, key, lobby_id, ...)
+  std::shared_ptr<void> held;   // what the driver leased for this agent; released with the case
 };
 
 // What a driver may use while running one case.

@@ -1,5 +1,7 @@
 #include "reference/agents/chopsticks_agent.hpp"
 
+#include "reference/agents/agents.hpp"
+
 #include <map>
 #include <ostream>
 #include <thread>
@@ -150,6 +152,32 @@ int run_chopsticks_agent(const ChopsticksAgentOptions& o, const std::atomic<bool
     if (o.max_connections < 0 || connections < o.max_connections) std::this_thread::sleep_for(o.reconnect_delay);
   }
   return ever_connected ? 0 : 3;
+}
+
+ReferenceAgent chopsticks_reference_agent() {
+  ReferenceAgent a;
+  a.protocol = "chopsticks";
+  a.path = "/chopsticks/ws";
+  a.misbehaviours = {{"never-respond", "ignores every req (no resp)"},
+                     {"omit-version", "sends hello without protocolVersion"}};
+  a.run = [](const AgentRun& r, const std::atomic<bool>& stop, std::ostream& log) {
+    if (!r.settings.empty()) {
+      log << "agent: the chopsticks agent takes no --set (got " << r.settings.begin()->first << ")\n";
+      return 2;
+    }
+    ChopsticksAgentOptions o;
+    o.url = r.url;
+    if (!r.agent_id.empty()) o.agent_id = r.agent_id;
+    if (!r.protocol_version.empty()) o.protocol_version = r.protocol_version;
+    o.heartbeat = std::chrono::milliseconds(r.heartbeat_ms);
+    o.max_connections = r.max_connections;
+    for (const auto& m : r.misbehave) {
+      if (m == "never-respond") o.never_respond = true;
+      if (m == "omit-version") o.omit_version = true;
+    }
+    return run_chopsticks_agent(o, stop, log);
+  };
+  return a;
 }
 
 }  // namespace ac::ref

@@ -30,8 +30,8 @@
 //   connect_settle_ms  pause after each connect otherwise (default 0)
 //   target_agents      {"dataset": [ids], "remote": [ids], "denied": [ids]}: agents in the
 //                      broker's directory the cases attach as handshake targets (agent property
-//                      "directory": "dataset" takes the next id of that pool, so parallel cases
-//                      never share one). dataset: serves ${intent}, ${pii.intent}, ${open.intent},
+//                      "directory": "dataset" leases an id of that pool for the case, so
+//                      parallel cases never share one; with all in use a case waits for one). dataset: serves ${intent}, ${pii.intent}, ${open.intent},
 //                      ${quick.intent}; remote: serves ${open.intent} in an allowed other domain;
 //                      denied: serves ${open.intent} in a domain the policy denies.
 //                      Embedded: pools of generated agents added to the lobby's directory,
@@ -86,6 +86,10 @@
 //   token   params: a token request body (the api key is added) -> {status, body}
 //   jwt     params {token, expires_at?} -> {header, claims, signature_valid (with jwt_secret;
 //           null without it), lifetime_s (exp - iat), expires_at_matches (expires_at == exp)}
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <set>
 #include <ctime>
 #include <mutex>
 #include <thread>
@@ -126,13 +130,50 @@ Json variable(const TargetConfig& t, const std::string& name) {
 }
 
 Json default_pool_domains() { return {{"dataset", "a_domain"}, {"remote", "medtronic_poc"}, {"denied", "secret_domain"}}; }
-// The next id of a pool: a process-wide counter, so cases running in parallel never share one.
-std::string lease(const std::string& pool, const Json& ids) {
-  static std::mutex mutex;
-  static std::map<std::string, std::size_t> next;
-  std::lock_guard lock(mutex);
-  const std::size_t i = next[pool]++;
-  return ids[i % ids.size()].get<std::string>();
+// The ids of the pools, leased to one case at a time: two cases attaching the same directory agent
+// would find it "already attached" (a false FAIL) whatever --jobs is and however few ids the user
+// lists. A released id goes to the back of the queue, so the next case gets the one idle longest
+// (the target may still be closing the previous case's connection). When every id is in use the
+// case waits for one, then gives up with a harness error that names the setting and --jobs.
+class PoolLeases {
+ public:
+  struct Lease {
+    std::string id;
+    std::string error;
+    std::shared_ptr<void> held;
+  };
+  Lease acquire(const std::string& pool, const Json& ids, std::chrono::milliseconds wait) {
+    std::unique_lock lock(mutex_);
+    auto& free = free_[pool];
+    auto& known = known_[pool];
+    for (const auto& id : ids)
+      if (id.is_string() && known.insert(id.get<std::string>()).second) free.push_back(id.get<std::string>());
+    if (!cv_.wait_for(lock, wait, [&] { return !free.empty(); }))
+      return {"", "all " + std::to_string(known.size()) + " " + pool + " agents of settings.target_agents." + pool +
+                      " are in use by other cases; list more ids there or lower --jobs",
+              nullptr};
+    std::string id = free.front();
+    free.pop_front();
+    auto held = std::shared_ptr<void>(nullptr, [this, pool, id](void*) {
+      {
+        std::lock_guard g(mutex_);
+        free_[pool].push_back(id);
+      }
+      cv_.notify_all();
+    });
+    return {id, "", held};
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, std::deque<std::string>> free_;
+  std::map<std::string, std::set<std::string>> known_;
+};
+
+PoolLeases& pool_leases() {
+  static PoolLeases leases;  // process-wide: parallel cases share the target's directory
+  return leases;
 }
 
 std::string segment(const Json& j) { return crypto::base64url_encode(j.dump()); }
@@ -156,7 +197,11 @@ class A2acpDriver final : public Driver {
     if (auto pool = agent.props.find("directory"); pool != agent.props.end() && pool->is_string()) {
       const std::string p = pool->get<std::string>();
       const Json ids = t.settings.value("target_agents", Json::object()).value(p, Json::array());
-      if (!agent.props.contains("id") && ids.is_array() && !ids.empty()) agent.id = lease(p, ids);
+      if (!agent.props.contains("id") && ids.is_array() && !ids.empty()) {
+        auto lease = pool_leases().acquire(p, ids, std::max(env.step_timeout * 4, std::chrono::milliseconds(30000)));
+        if (lease.error.empty()) agent.id = lease.id, agent.held = lease.held;
+        else agent.state["pool_error"] = lease.error;
+      }
       const Json domains = t.settings.value("pool_domains", default_pool_domains());
       if (domains.contains(p) && domains[p].is_string()) domain = domains[p].get<std::string>();
       if (ids.empty() && !agent.props.contains("id")) agent.state["pool_error"] = "settings.target_agents has no " + p + " agents";
