@@ -9,7 +9,7 @@ void configure(ref::LobbyConfig&) {}
 Description describe(const ref::LobbyConfig& c) {
   Description d;
   d.document = {{"settings", {{"max_frame_bytes", c.section("agora").value("max_frame_bytes", static_cast<std::int64_t>(c.max_message_bytes))}}},
-                {"features", {"agora.streaming", "agora.error-frames"}}};
+                {"features", {"agora.streaming", "agora.error-frames", "agora.stream-tracking"}}};
   return d;
 }
 

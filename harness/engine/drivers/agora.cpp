@@ -16,17 +16,21 @@
 //   connect_settle_ms  pause after each connect, for relays that bind only after the handshake
 //                      answer was sent (default 0; the reference binds before it answers)
 //   max_frame_bytes    the relay's frame size limit (default 1048576)
+//   error_codes        {AG-6 code: the relay's code or [codes]} (default: each code is itself)
 // Connect overrides: "agent_id" registers under that id instead of the agent's own; "auth":
 // "none" connects without any agent id (no query parameter, no register frame; Agora has no
 // credentials, so the other auth values connect normally); "query", "headers", "path" as for
 // every driver.
-// Variables: ${a.id}; ${oversize_text}: a string of max_frame_bytes + 1 characters 'x' (defined
+// Variables: ${a.id}; ${code.unknown_recipient}, ${code.invalid_frame}, ... (the codes of reading
+// AG-6 as the relay spells them: a string, or {"$one_of": [...]} for a list in error_codes);
+// ${oversize_text}: a string of max_frame_bytes + 1 characters 'x' (defined
 // only in cases that mention it, to keep other cases light).
 // Triggers: none (the spec gives a relay no API; everything is observed on the WebSocket).
 // Client-under-test mode (agentconform serve --protocol agora): the scripted relay listens at
 // /agora/ws; the agent under test connects there (any query) and the case judges the frames it
 // sends. The spec gives a relay no way to make an agent send, so the client (or the shim started
 // with --command) sends what AGENTCONFORM_CASE asks for, as each agent case's description says.
+#include <cctype>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -95,6 +99,7 @@ class AgoraDriver final : public Driver {
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     (void)agent;
+    set_code_variables(env);
     if (env.vars.has("oversize_text") || env.kase.steps.dump().find("${oversize_text}") == std::string::npos) return;
     const auto limit = setting_int(env.target, "max_frame_bytes", 1024 * 1024);
     env.vars.set("oversize_text", std::string(static_cast<std::size_t>(std::max<std::int64_t>(limit, 0)) + 1, 'x'));
@@ -121,6 +126,27 @@ class AgoraDriver final : public Driver {
   }
 
  private:
+  // ${code.x} (x: the code in lower case) for each code of reading AG-6 a case checks: the relay's own spelling from
+  // settings.error_codes (validated against target-settings.json before the run), else X itself.
+  static void set_code_variables(CaseEnv& env) {
+    static const char* const kCodes[] = {"UNKNOWN_RECIPIENT", "INVALID_FRAME", "AGENT_ID_TAKEN",
+                                         "UNKNOWN_STREAM",    "STREAM_ENDED",  "STREAM_ID_IN_USE"};
+    if (env.vars.has("code.invalid_frame")) return;
+    const Json map = setting_json(env.target, "error_codes", Json::object());
+    for (const char* code : kCodes) {
+      Json value = code;
+      if (map.is_object() && map.contains(code)) {
+        const Json& given = map[code];
+        if (given.is_string()) value = given;
+        else if (given.is_array() && given.size() == 1) value = given[0];
+        else if (given.is_array() && !given.empty()) value = Json{{"$one_of", given}};
+      }
+      std::string name = "code.";
+      for (const char* c = code; *c != '\0'; ++c) name += static_cast<char>(std::tolower(static_cast<unsigned char>(*c)));
+      env.vars.set(name, value);
+    }
+  }
+
   // First-frame binding: send the register frame and consume its acknowledgement; whatever else
   // arrives first (an error, a close) is kept for the case to see.
   void register_by_frame(AgentSession& agent, CaseEnv& env, const std::string& id) const {
