@@ -28,7 +28,8 @@ struct AgentRun {
 
 struct Misbehaviour {
   std::string name;
-  std::string breaks;  // one line: what the faulty variant does wrong
+  std::string breaks;                  // one line: what the faulty variant does wrong
+  std::vector<std::string> caught_by;  // client cases that must fail against it (the kill matrix checks)
 };
 
 struct ReferenceAgent {

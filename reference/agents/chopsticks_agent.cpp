@@ -158,8 +158,8 @@ ReferenceAgent chopsticks_reference_agent() {
   ReferenceAgent a;
   a.protocol = "chopsticks";
   a.path = "/chopsticks/ws";
-  a.misbehaviours = {{"never-respond", "ignores every req (no resp)"},
-                     {"omit-version", "sends hello without protocolVersion"}};
+  a.misbehaviours = {{"never-respond", "ignores every req (no resp)", {"CHOP-LC-101", "CHOP-ERR-101"}},
+                     {"omit-version", "sends hello without protocolVersion", {"CHOP-HS-101", "CHOP-VER-102"}}};
   a.run = [](const AgentRun& r, const std::atomic<bool>& stop, std::ostream& log) {
     if (!r.settings.empty()) {
       log << "agent: the chopsticks agent takes no --set (got " << r.settings.begin()->first << ")\n";

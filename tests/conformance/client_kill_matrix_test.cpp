@@ -2,6 +2,7 @@
 // `serve` runs every client-under-test case against that agent, which must pass them all, and
 // against each of its faulty variants (`agent --misbehave NAME`), each of which at least one
 // client case must fail. A variant no case catches is a hole in the client cases.
+#include <algorithm>
 #include <sstream>
 
 #include "harness/engine/serve.hpp"
@@ -47,6 +48,9 @@ TEST_P(ClientKillMatrix, EveryFaultyVariantFailsAClientCase) {
       if (c.verdict == engine::Verdict::fail || c.verdict == engine::Verdict::warn) caught.push_back(c.id);
     EXPECT_FALSE(caught.empty()) << GetParam() << " agent --misbehave " << m.name << " (" << m.breaks
                                  << ") passes every client case: no case checks what it breaks";
+    for (const auto& id : m.caught_by)
+      EXPECT_NE(std::find(caught.begin(), caught.end(), id), caught.end())
+          << id << " must fail against --misbehave " << m.name << " (" << m.breaks << ")";
   }
 }
 
