@@ -94,6 +94,19 @@ void write_banners(std::ostringstream& out, const RunView& run, std::size_t sour
     if (not_run > 0) out << ". " << plural(static_cast<long long>(not_run), "case was", "cases were") << " not run (ERROR)";
     out << ". Verdicts after that point say nothing about the spec.</div>\n";
   }
+  if (!run.target_deaths.empty()) {
+    out << "<div class=\"banner target-down\" id=\"target-deaths" << suffix(source) << "\"><b>The target died "
+        << plural(static_cast<long long>(run.target_deaths.size()), "time", "times") << "</b> (--target-command restarted it; each death fails the run)<ul>";
+    for (const auto& d : run.target_deaths) {
+      out << "<li>" << h(d.how) << ", noticed after " << case_link(run, source, d.detected_after);
+      if (d.alone) out << " (run alone: this case kills it)";
+      else if (!d.culprit.empty()) out << "; culprit " << case_link(run, source, d.culprit) << " (it kills the target when run alone)";
+      else out << "; no case killed it when run alone (run with --jobs 1 to find the culprit)";
+      if (!d.evidence.empty()) out << "<pre>" << h(d.evidence) << "</pre>";
+      out << "</li>";
+    }
+    out << "</ul></div>\n";
+  }
 }
 
 void write_preflight(std::ostringstream& out, const RunView& run, std::size_t source, const Limits& limits) {

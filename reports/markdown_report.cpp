@@ -101,6 +101,19 @@ void write_banners(std::ostringstream& out, const RunView& run, const MarkdownOp
     if (const std::size_t not_run = run.not_run_count(); not_run > 0) out << "; " << not_run << " cases were not run";
     out << ".\n\n";
   }
+  if (!run.target_deaths.empty()) {
+    out << "> **The target died " << run.target_deaths.size() << (run.target_deaths.size() == 1 ? " time" : " times")
+        << "** (`--target-command` restarted it; each death fails the run):\n";
+    for (const auto& d : run.target_deaths) {
+      out << "> - " << md_escape(d.how) << ", noticed after " << link(o, d.detected_after);
+      if (d.alone) out << " (run alone: this case kills it)";
+      else if (!d.culprit.empty()) out << "; culprit " << link(o, d.culprit) << " (it kills the target when run alone)";
+      else out << "; no case killed it when run alone (run with `--jobs 1` to find the culprit)";
+      if (!d.evidence.empty()) out << ": `" << md_escape(d.evidence.substr(0, d.evidence.find('\n')).substr(0, 200)) << "`";
+      out << "\n";
+    }
+    out << "\n";
+  }
 }
 
 void write_coverage(std::ostringstream& out, const RunView& run, const MarkdownOptions& o) {

@@ -97,6 +97,12 @@ struct TargetDownView {
   std::string protocol, detected_in, last_completed;
 };
 
+// A crash or hang of a target `run --target-command` watched (results.json target_deaths).
+struct TargetDeathView {
+  std::string detected_after, how, evidence, culprit;  // culprit: "" when no case kills it alone
+  bool alone = false;                                  // the culprit's own re-run
+};
+
 // MUST coverage: requirements a case judged / requirements that apply to the target.
 struct Tally {
   long long applicable = 0, tested = 0;
@@ -191,6 +197,7 @@ struct RunView {
   std::string setup_error;               // the preflight failed: no case ran
   std::string interrupted;               // "SIGINT" / "SIGTERM"
   std::optional<TargetDownView> target_down;
+  std::vector<TargetDeathView> target_deaths;
   std::optional<CoverageView> coverage;
   std::vector<GroupView> not_applicable, root_causes;
   std::map<std::string, const GroupView*> root_cause_by_cause;  // into root_causes (the first group of each cause)

@@ -134,6 +134,16 @@ void read_run_members(const Json& doc, RunView& v) {
     v.target_down = TargetDownView{str(*d, "protocol"), str(*d, "detected_in"), str(*d, "last_completed")};
   }
 
+  if (const Json* deaths = member(doc, "target_deaths"); deaths && deaths->is_array()) {
+    for (const auto& d : *deaths) {
+      if (!d.is_object()) continue;
+      const Json* culprit = member(d, "culprit");
+      v.target_deaths.push_back(TargetDeathView{str(d, "detected_after"), str(d, "how"), str(d, "evidence"),
+                                                culprit && culprit->is_string() ? culprit->get<std::string>() : std::string(),
+                                                d.value("alone", false)});
+    }
+  }
+
   if (const Json* c = member(doc, "coverage"); c && c->is_object() && !c->empty()) {
     CoverageView cov;
     cov.side = str(*c, "side");

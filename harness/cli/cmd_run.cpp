@@ -1,4 +1,4 @@
-// agentconform run [--protocol P] [--target URL] [--config target.json] [filters] [--jobs N] ...
+// agentconform run [--protocol P] [--target URL] [--config target.json] [--target-command CMD] [filters] [--jobs N] ...
 //                  [--report junit,json,html,md] [--report-dir DIR] [--baseline FILE [--update-baseline]]
 // Runs the conformance suites. Without --target, every suite of every protocol runs against the
 // embedded reference lobby (the README's main job). A preflight checks the target first. Writes
@@ -15,6 +15,7 @@
 #include "harness/cli/interrupt.hpp"
 #include "harness/cli/io.hpp"
 #include "harness/cli/run_output.hpp"
+#include "harness/cli/target_watch.hpp"
 #include "harness/embedded/targets.hpp"
 #include "harness/engine/run.hpp"
 #include "reports/baseline.hpp"
@@ -37,6 +38,8 @@ struct RunCli {
   bool target_given = false;      // --target was on the command line (even empty)
   std::string color = "auto";
   bool quiet = false;
+  std::string target_command;     // --target-command: started, watched and restarted by agentconform
+  int target_start_timeout_s = 30;
 };
 
 int run(RunCli& o) {
@@ -146,6 +149,29 @@ int run(RunCli& o) {
       }
     }
   }
+  std::unique_ptr<engine::TargetWatch> watch;
+  if (!o.target_command.empty()) {
+    if (targets->embedded()) {
+      std::cerr << "run: --target-command starts a target of your own: give its address with --target (or target.json)\n";
+      return 2;
+    }
+    TargetWatchOptions w;
+    w.protocol = plan->cases.front()->protocol;
+    w.url = o.run.target_url;
+    w.config_file = o.run.target_config;
+    w.command = o.target_command;
+    w.work_dir = std::filesystem::path(o.report_dir) / "target";
+    w.start_timeout = std::chrono::seconds(o.target_start_timeout_s);
+    std::cout << "target: starting " << reports::terminal_safe(o.target_command) << " (its output: " << (w.work_dir / "target.log").string() << ")\n";
+    std::cout.flush();
+    auto started = start_target_watch(w);
+    if (!started) {
+      std::cerr << "run: " << reports::terminal_safe(started.error(), true) << "\n";
+      return 3;
+    }
+    watch = std::move(*started);
+    o.run.watch = watch.get();
+  }
   std::cout.flush();
   o.run.interrupt = &catch_interrupts();
   RunPrinter printer(std::cout, style, loaded->requirements, o.quiet);
@@ -212,6 +238,12 @@ int run(RunCli& o) {
     why << "MUST coverage " << coverage << "% is below --min-must-coverage " << o.min_must_coverage << "%";
     gate.summary = why.str();
   }
+  if (outcome->target_deaths > 0 && !outcome->setup_error && gate.exit_code < 2) {
+    // A message must never kill the target, whatever the cases' verdicts say.
+    gate.exit_code = 1;
+    gate.summary = std::to_string(outcome->target_deaths) + " target death" + (outcome->target_deaths == 1 ? "" : "s") +
+                   " (crash or hang) during the run: see the target deaths above; " + gate.summary;
+  }
   if (const int sig = o.run.interrupt->load(); sig != 0) {
     gate.exit_code = interrupted_exit_code(sig);
     gate.summary = "interrupted by " + outcome->result.interrupted + ": the reports cover the cases that ran";
@@ -271,6 +303,12 @@ void add_run(CLI::App& app, Context& ctx) {
                 "a failed requirement that rests on agentconform's reading of a silent spec gates like a MUST (default: like a SHOULD)");
   cmd->add_option("--min-must-coverage", o->min_must_coverage, "exit 1 when fewer than PCT % of the spec's MUSTs that apply were tested")
       ->check(CLI::Range(0.0, 100.0));
+  cmd->add_option("--target-command", o->target_command,
+                  "start the target with this shell command, watch it, and restart it after a crash or hang (needs --target)")
+      ->check(NonEmpty());
+  cmd->add_option("--target-start-timeout", o->target_start_timeout_s, "seconds the --target-command target has to answer its liveness probe")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 3600));
   cmd->add_option("--color", o->color, "auto (default: on a terminal, unless NO_COLOR is set), always or never")->capture_default_str();
   cmd->callback([o, target, &ctx] {
     o->target_given = target->count() > 0;

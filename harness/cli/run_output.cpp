@@ -164,6 +164,25 @@ void RunPrinter::summary(const engine::RunResult& result) {
     if (!last.empty()) out_ << " (the last case it finished was " << last << "; its frames are in the report)";
     out_ << ": the cases after it are ERROR, not judged\n";
   }
+  if (result.target_deaths.is_array() && !result.target_deaths.empty()) {
+    out_ << "\n" << style_.paint("the target died " + std::to_string(result.target_deaths.size()) + " time" +
+                                     (result.target_deaths.size() == 1 ? "" : "s"), "1;35")
+         << " (--target-command restarted it; each death fails the run):\n";
+    for (const auto& d : result.target_deaths) {
+      const std::string culprit = d["culprit"].is_string() ? d["culprit"].get<std::string>() : std::string();
+      out_ << "  " << shown(d.value("how", std::string()), 160) << ", noticed after " << d.value("detected_after", std::string());
+      if (d.value("alone", false)) out_ << " (run alone: this case kills it)";
+      else if (!culprit.empty()) out_ << "; culprit " << culprit << " (it kills the target when run alone)";
+      else out_ << "; no case killed it when run alone (a crash under parallel load: run with --jobs 1)";
+      out_ << "\n";
+      const std::string evidence = d.value("evidence", std::string());
+      if (!evidence.empty()) {
+        std::istringstream lines(evidence);
+        std::string line;
+        for (int n = 0; n < 4 && std::getline(lines, line); ++n) out_ << "      " << shown(line, 160) << "\n";
+      }
+    }
+  }
   if (const auto& m = result.coverage.value("must", nlohmann::json::object()); m.contains("applicable")) {
     const auto& rd = result.coverage["readings"];
     out_ << "\nMUST coverage: " << m["tested"].get<int>() << " of " << m["applicable"].get<int>() << " spec MUSTs that apply to the target tested ("

@@ -113,6 +113,7 @@ Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
   if (!r.setup_error.empty()) out["setup_error"] = r.setup_error;
   if (!r.interrupted.empty()) out["interrupted"] = r.interrupted;
   if (!r.target_down.is_null()) out["target_down"] = r.target_down;
+  if (r.target_deaths.is_array() && !r.target_deaths.empty()) out["target_deaths"] = r.target_deaths;
   out["coverage"] = r.coverage;
   out["not_applicable"] = not_applicable_groups(r.cases);
   out["root_causes"] = root_cause_groups(r.cases);
@@ -197,6 +198,7 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
     r.setup_error = doc.value("setup_error", std::string());
     r.interrupted = doc.value("interrupted", std::string());
     r.target_down = doc.value("target_down", Json());
+    r.target_deaths = doc.value("target_deaths", Json::array());
     r.coverage = doc.value("coverage", Json::object());
     for (const auto& c : doc.at("cases")) {
       CaseResult k;

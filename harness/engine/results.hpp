@@ -50,6 +50,7 @@ struct RunResult {
   std::string setup_error;        // non-empty: the preflight failed and no case ran
   std::string interrupted;        // "SIGINT" / "SIGTERM" when the run was interrupted
   Json target_down;               // {"after": case id, "detail": ...} when the target stopped answering mid-run
+  Json target_deaths = Json::array();  // a watched target's crashes and hangs: how, evidence, culprit
   Json coverage = Json::object(); // MUST coverage: {"must": {"applicable", "tested", ...}, "readings": {...}}
   std::string started_at, finished_at;
   double duration_ms = 0;

@@ -196,6 +196,12 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
   std::mutex mutex;  // guards done, the down state and the callback
   std::string down_protocol, last_completed, detected_in;
   std::atomic<bool> cancel{false};
+  // A watched target (--target-command): each death bumps the generation once the target is back;
+  // a case that started in an earlier generation overlapped a death and is re-run alone later.
+  std::mutex watch_mutex;  // one check (and restart) at a time
+  std::uint64_t generation = 0;
+  std::vector<std::size_t> suspects;
+  constexpr std::size_t kMaxDeaths = 10;
   const auto deadline = o.deadline.count() > 0 ? started + o.deadline : std::chrono::steady_clock::time_point::max();
   auto interrupted = [&] { return o.interrupt != nullptr && o.interrupt->load() != 0; };
   auto worker = [&] {
@@ -223,10 +229,44 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
         co.strict_readings = o.strict_readings;
         co.cancel = &cancel;
         co.transcript_budget = &transcript_budget;
+        std::uint64_t started_in = 0;
+        {
+          std::lock_guard lock(mutex);
+          started_in = generation;
+        }
         r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
         if (interrupted()) cancel = true;
-        // A failure may be the target dying: if it no longer answers, the case cannot be judged.
-        if (r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable && !cancel && !answers(targets.at(c.protocol), runtime)) {
+        const bool failed = r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable;
+        if (o.watch != nullptr && !cancel) {
+          // The generation moves on before the next check, so no case that overlapped the death
+          // can see the old one.
+          std::lock_guard wl(watch_mutex);
+          const std::optional<TargetDeath> death = o.watch->check(failed);
+          std::lock_guard lock(mutex);
+          if (death) {
+            ++generation;
+            result.target_deaths.push_back({{"protocol", c.protocol}, {"detected_after", c.id}, {"how", death->how},
+                                            {"evidence", death->evidence}, {"restarted", death->restarted},
+                                            {"culprit", nullptr}});
+            if (!death->restarted || result.target_deaths.size() >= kMaxDeaths) {
+              if (down_protocol.empty()) {
+                down_protocol = c.protocol;
+                detected_in = c.id;
+                result.target_down = {{"protocol", c.protocol}, {"detected_in", c.id}, {"last_completed", last_completed},
+                                      {"detail", death->restarted ? "the target died " + std::to_string(kMaxDeaths) + " times; the run stops restarting it"
+                                                                  : "the target could not be restarted: " + death->restart_error}};
+              }
+            }
+          }
+          if (started_in != generation) {
+            suspects.push_back(i);
+            r.verdict = Verdict::error;
+            r.blamed.clear();
+            r.reason = "the target died while this case ran (" + result.target_deaths.back().value("how", std::string()) +
+                       "); the case is run again alone after the others";
+          }
+        } else if (failed && !cancel && !answers(targets.at(c.protocol), runtime)) {
+          // A failure may be the target dying: if it no longer answers, the case cannot be judged.
           std::lock_guard lock(mutex);
           if (down_protocol.empty()) {
             down_protocol = c.protocol;
@@ -248,6 +288,42 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
   std::vector<std::thread> pool;
   for (std::size_t j = 0; j < std::min(jobs, std::max<std::size_t>(1, plan.cases.size())); ++j) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
+
+  // The cases that overlapped a death of a watched target, one at a time: the one after which the
+  // target dies again is the culprit (a FAIL: whatever the spec says, a message must not kill the
+  // target); the others get the verdict of their quiet re-run.
+  std::sort(suspects.begin(), suspects.end());
+  for (const std::size_t i : suspects) {
+    if (interrupted() || !down_protocol.empty()) break;
+    const Case& c = *plan.cases[i];
+    CaseOptions co;
+    co.timeout_scale = o.timeout_scale;
+    co.seed = result.seed;
+    co.strict_readings = o.strict_readings;
+    co.cancel = &cancel;
+    co.transcript_budget = &transcript_budget;
+    CaseResult r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
+    auto death = o.watch->check(r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable);
+    if (death) {
+      for (auto& d : result.target_deaths) {
+        if (d["culprit"].is_null() && d.value("protocol", std::string()) == c.protocol) d["culprit"] = c.id;
+      }
+      result.target_deaths.push_back({{"protocol", c.protocol}, {"detected_after", c.id}, {"how", death->how}, {"evidence", death->evidence},
+                                      {"restarted", death->restarted}, {"culprit", c.id}, {"alone", true}});
+      r.verdict = Verdict::fail;
+      r.blamed.clear();
+      r.reason = "the target " + death->how + " during this case, run alone (its crash evidence is in the report's target deaths)";
+      if (!death->restarted) {
+        down_protocol = c.protocol;
+        detected_in = c.id;
+        result.target_down = {{"protocol", c.protocol}, {"detected_in", c.id}, {"last_completed", last_completed},
+                              {"detail", "the target could not be restarted: " + death->restart_error}};
+      }
+    }
+    results[i] = std::move(r);
+    if (on_case) on_case(results[i], plan.cases.size(), plan.cases.size());
+  }
+  outcome.target_deaths = result.target_deaths.size();
 
   if (interrupted()) {
     const int sig = o.interrupt->load();

@@ -39,6 +39,26 @@ struct RunOptions {
   bool skip_preflight = false;          // for tests of the engine itself
   bool list_only = false;
   const std::atomic<int>* interrupt = nullptr;  // the signal number that interrupted the run (0: none)
+  // A target agentconform started and watches (`run --target-command`): asked after each case
+  // whether the target crashed or hung (harness/cli/target_watch.hpp). The engine then re-runs the
+  // cases that were in flight one at a time to find the one that kills it.
+  class TargetWatch* watch = nullptr;
+};
+
+// How a watched target ended, once it has been started again.
+struct TargetDeath {
+  std::string how;        // "killed by signal 11 (Segmentation fault)", "hung: ... (killed)"
+  std::string evidence;   // the crash excerpt or the tail of what it printed
+  bool restarted = false; // it answers again; false: the run cannot go on
+  std::string restart_error;
+};
+
+class TargetWatch {
+ public:
+  virtual ~TargetWatch() = default;
+  // After a case. `suspect`: the case did not pass (a dead target fails cases), so the watch also
+  // checks that the target still answers. Returns how the target died, after restarting it.
+  virtual std::optional<TargetDeath> check(bool suspect) = 0;
 };
 
 struct Plan {
@@ -62,6 +82,7 @@ struct RunOutcome {
   RunResult result;
   bool setup_error = false;        // a preflight failed: no case ran (exit 3)
   bool target_unreachable = false; // the target stopped answering mid-run
+  std::size_t target_deaths = 0;   // crashes and hangs of a watched target (each fails the run)
   std::size_t executed = 0;        // cases that ran to PASS, FAIL or WARN
 };
 
