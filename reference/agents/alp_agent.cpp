@@ -229,6 +229,7 @@ int run_alp_agent(const AlpAgentOptions& o, const std::atomic<bool>& stop, std::
   int attempts = 0;
   bool reached = false;
   std::optional<Registration> reg;
+  std::string first_token;
   while (!stop && (o.max_connections < 0 || attempts < o.max_connections)) {
     ++attempts;
     if (!reg) {
@@ -237,9 +238,17 @@ int run_alp_agent(const AlpAgentOptions& o, const std::atomic<bool>& stop, std::
         pause(o.reconnect_delay, stop);
         continue;
       }
+      if (first_token.empty()) first_token = reg->token;
+      if (o.reuse_old_token) reg->token = first_token;
     }
-    const std::string url = o.url + "?token=" + percent_encode(reg->token) + "&agent_id=" + percent_encode(reg->agent_id);
-    auto client = net::WsClient::connect(runtime, url, {});
+    // §4.2, §6 step 2: wss://…/ws/connect?token=<auth_token>&agent_id=<agent_id>
+    std::string url = o.url + "?token=" + percent_encode(reg->token) + "&agent_id=" + percent_encode(reg->agent_id);
+    net::WsConnectOptions wo;
+    if (o.token_in_header) {
+      url = o.url + "?agent_id=" + percent_encode(reg->agent_id);
+      wo.headers.emplace("Authorization", "Bearer " + reg->token);
+    }
+    auto client = net::WsClient::connect(runtime, url, wo);
     if (!client) {
       const auto& e = client.error();
       if (e.kind == net::ClientError::Kind::refused) {
@@ -290,6 +299,8 @@ ReferenceAgent alp_reference_agent() {
   a.misbehaviours = {
       {"register-without-type", "registers over HTTP without agent_type"},
       {"no-reregister", "after the lobby refuses its token at the upgrade, retries the WebSocket with the same token"},
+      {"reuse-old-token", "registers again after a refused token but connects with the first token"},
+      {"token-in-header", "sends its token in an Authorization header instead of the URI's token parameter"},
       {"ignore-lobby-id", "sends REGISTER_CLIENT to \"lobby\" instead of the lobby_id the registration returned"},
       {"no-pong", "never answers PING"},
       {"pong-without-nonce", "answers PING with a PONG that does not echo the nonce"},
@@ -340,6 +351,8 @@ ReferenceAgent alp_reference_agent() {
     for (const auto& m : r.misbehave) {
       if (m == "register-without-type") o.register_without_type = true;
       if (m == "no-reregister") o.no_reregister = true;
+      if (m == "reuse-old-token") o.reuse_old_token = true;
+      if (m == "token-in-header") o.token_in_header = true;
       if (m == "ignore-lobby-id") o.ignore_lobby_id = true;
       if (m == "no-pong") o.no_pong = true;
       if (m == "pong-without-nonce") o.pong_without_nonce = true;

@@ -29,6 +29,8 @@ struct AlpAgentOptions {
   // Misbehaviours, to prove the client-under-test cases fail on a broken agent.
   bool register_without_type = false;  // registration body without agent_type
   bool no_reregister = false;          // after a refused upgrade, retry with the same token
+  bool reuse_old_token = false;        // registers again but connects with the first token
+  bool token_in_header = false;        // token in an Authorization header, not in the URI
   bool ignore_lobby_id = false;        // REGISTER_CLIENT to "lobby", not the lobby_id returned
   bool no_pong = false;                // PING left unanswered
   bool pong_without_nonce = false;     // PONG without the PING's nonce
