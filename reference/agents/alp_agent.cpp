@@ -257,7 +257,11 @@ int run_alp_agent(const AlpAgentOptions& o, const std::atomic<bool>& stop, std::
         // §6 step 8: "If auth_token is rejected, the agent must re-perform the full HTTP registration."
         if ((e.status == 401 || e.status == 403) && !o.no_reregister) reg.reset();
       } else {
-        log << "cannot connect to " << o.url << ": " << e.describe() << "\n";
+        // The message may quote the URL: never the token in clear.
+        std::string why = e.describe();
+        for (auto at = why.find(reg->token); !reg->token.empty() && at != std::string::npos; at = why.find(reg->token, at + 7))
+          why.replace(at, reg->token.size(), "<token>");
+        log << "cannot connect to " << o.url << ": " << why << "\n";
       }
       pause(o.reconnect_delay, stop);
       continue;
