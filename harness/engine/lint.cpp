@@ -1127,6 +1127,8 @@ class Linter {
       if (s.contains("result")) patterns(f, s["result"], at + "/result");
     } else if (action == "accept") {
       if (s.contains("body") && !s.contains("refuse")) problem(f, at + "/body", "body is the refusal body sent with 'refuse': add refuse, or remove body");
+      if (s.contains("query") && s.contains("refuse")) problem(f, at + "/query", "query is matched on an accepted connection, and 'refuse' accepts none: remove one");
+      if (s.contains("query")) patterns(f, s["query"], at + "/query");
     } else if (action == "expect_http") {
       if (s.contains("body")) patterns(f, s["body"], at + "/body");
     }

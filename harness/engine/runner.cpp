@@ -513,7 +513,23 @@ class StepRunner {
     }
     auto ch = hub_->accept(wait_for(s), name, env_.transcript);
     if (!ch) return failure(s, path, "the client did not connect: " + ch.error(), "a WebSocket connection", ch.error());
-    a->channel = *ch;
+    a->channel = ch->channel;
+    if (s.contains("query")) {
+      // The connection URI's query parameters, one member per name (an array when repeated).
+      Json query = Json::object();
+      for (const auto& [k, v] : ch->query) {
+        if (!query.contains(k)) {
+          query[k] = v;
+        } else {
+          if (!query[k].is_array()) query[k] = Json::array({query[k]});
+          query[k].push_back(v);
+        }
+      }
+      auto pattern = env_.vars.substitute(s["query"]);
+      if (!pattern) return harness_error(s, path, pattern.error());
+      if (auto m = match(*pattern, query))
+        return failure(s, path, "the connection URI's query does not match: " + m->describe(), show(*pattern), show(query));
+    }
     return std::nullopt;
   }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 
 #include "harness/engine/channel.hpp"
 #include "harness/engine/requirements.hpp"
@@ -34,12 +35,19 @@ struct PendingHttp {
   net::HttpRequest request;
   std::function<void(net::HttpResponse)> respond;
 };
+// A client's WebSocket connection as the hub accepted it: the channel, and the upgrade request's
+// decoded query parameters (what an "accept" step's "query" pattern is matched against).
+struct AcceptedClient {
+  std::shared_ptr<Channel> channel;
+  std::multimap<std::string, std::string> query;
+};
+
 class ClientHub {
  public:
   virtual ~ClientHub() = default;
-  // The client's next WebSocket connection, as a channel recorded under `name`.
-  virtual Expected<std::shared_ptr<Channel>, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
-                                                                 Transcript& transcript) = 0;
+  // The client's next WebSocket connection, its channel recorded under `name`.
+  virtual Expected<AcceptedClient, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
+                                                       Transcript& transcript) = 0;
   // The next upgrade is refused with this status and body.
   virtual void refuse_next(int status, std::string body) = 0;
   // The client's next HTTP request (to be answered with respond()).

@@ -94,8 +94,8 @@ class ServerChannel final : public Channel {
 class ServeHub final : public ClientHub, public net::WsHandler, public net::HttpHandler {
  public:
   // ClientHub
-  Expected<std::shared_ptr<Channel>, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
-                                                         Transcript& transcript) override {
+  Expected<AcceptedClient, std::string> accept(std::chrono::milliseconds timeout, const std::string& name,
+                                               Transcript& transcript) override {
     std::unique_lock lock(mutex_);
     if (!cv_.wait_for(lock, timeout, [&] { return !accepted_.empty() || refused_; })) return unexpected(std::string("timeout"));
     if (refused_) {
@@ -106,7 +106,7 @@ class ServeHub final : public ClientHub, public net::WsHandler, public net::Http
     auto [peer, inbox] = accepted_.front();
     accepted_.pop_front();
     transcript.add(name, "in", "connected", peer->upgrade_request().target, 101);
-    return std::shared_ptr<Channel>(std::make_shared<ServerChannel>(peer, inbox, transcript, name));
+    return AcceptedClient{std::make_shared<ServerChannel>(peer, inbox, transcript, name), peer->upgrade_request().query};
   }
 
   void refuse_next(int status, std::string body) override {

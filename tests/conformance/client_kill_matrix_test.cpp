@@ -3,6 +3,8 @@
 // against each of its faulty variants (`agent --misbehave NAME`), each of which at least one
 // client case must fail. A variant no case catches is a hole in the client cases.
 #include <algorithm>
+#include <future>
+#include <iostream>
 #include <sstream>
 
 #include "harness/engine/serve.hpp"
@@ -41,13 +43,23 @@ TEST_P(ClientKillMatrix, EveryFaultyVariantFailsAClientCase) {
   const ref::ReferenceAgent* agent = ref::find_reference_agent(GetParam());
   ASSERT_NE(agent, nullptr);
   ASSERT_FALSE(agent->misbehaviours.empty()) << GetParam() << "'s agent has no faulty variant to prove the client cases with";
-  for (const auto& m : agent->misbehaviours) {
-    const auto r = serve_agent(GetParam(), "--misbehave " + m.name);
+  // The variants run side by side, each with its own serve (own port, own client processes): a
+  // variant spends its time waiting out the step timeout its fault breaks, so in a row they would
+  // take minutes.
+  std::vector<std::future<engine::RunResult>> runs;
+  for (const auto& m : agent->misbehaviours)
+    runs.push_back(std::async(std::launch::async, serve_agent, GetParam(), "--misbehave " + m.name));
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const auto& m = agent->misbehaviours[i];
+    const auto r = runs[i].get();
     std::vector<std::string> caught;
     for (const auto& c : r.cases)
       if (c.verdict == engine::Verdict::fail || c.verdict == engine::Verdict::warn) caught.push_back(c.id);
     EXPECT_FALSE(caught.empty()) << GetParam() << " agent --misbehave " << m.name << " (" << m.breaks
                                  << ") passes every client case: no case checks what it breaks";
+    std::string by;
+    for (const auto& id : caught) by += " " + id;
+    std::cout << GetParam() << " agent --misbehave " << m.name << ": killed by" << (by.empty() ? " nothing" : by) << "\n";
     for (const auto& id : m.caught_by)
       EXPECT_NE(std::find(caught.begin(), caught.end(), id), caught.end())
           << id << " must fail against --misbehave " << m.name << " (" << m.breaks << ")";
