@@ -6,10 +6,12 @@
 namespace ac::ref {
 
 ReferenceAgent chopsticks_reference_agent();
+ReferenceAgent agentprotocol_reference_agent();
 
 const std::vector<ReferenceAgent>& reference_agents() {
   static const std::vector<ReferenceAgent> agents = {
       chopsticks_reference_agent(),
+      agentprotocol_reference_agent(),
   };
   return agents;
 }
