@@ -109,7 +109,8 @@ class Session {
     const Json& m = *parsed;
     if (auto r = check(m)) {
       log_ << "refused a " << str(m, "type") << " message: " << r->code << " " << r->message << "\n";
-      refuse(m, *r);
+      // An error is not answered with an error: two agents refusing each other would never stop.
+      if (str(m, "type") != "error") refuse(m, *r);
       return;
     }
     remember(m);

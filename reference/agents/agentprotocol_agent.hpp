@@ -10,8 +10,9 @@
 //   must be its own: UNKNOWN_AGENT), timestamp within max_skew of its clock (INVALID_MESSAGE,
 //   reading AP-15), message id not already processed from that sender (INVALID_MESSAGE, reading
 //   AP-14), and for a hello payload.version "0.1" (INVALID_MESSAGE).
-// Refused messages are answered with an error (carrying the correlationId when there is one) and
-// otherwise ignored: a forged hello never leads to a request, a forged request is never served.
+// Refused messages are answered with an error (carrying the correlationId when there is one; a
+// refused error is only logged) and otherwise ignored: a forged hello never leads to a request, a
+// forged request is never served.
 //
 // It is the client that `agentconform serve --protocol agentprotocol` is proven with. The peer's
 // agentId comes from AGENTCONFORM_PEER_ID (serve sets it) or --set peer=ID.
