@@ -71,7 +71,7 @@ void add_serve(CLI::App& app, Context& ctx) {
   cmd->add_option("--protocol,-p", o->serve.protocol, "alp | agora | agentprotocol | a2acp | chopsticks")->required();
   cmd->add_option("--listen", o->serve.listen, "HOST:PORT to listen on")->capture_default_str()->check(ListenAddress());
   cmd->add_option("--command", o->serve.command,
-                  "start the client under test for each case (AGENTCONFORM_URL, AGENTCONFORM_HTTP in its environment)");
+                  "start the client under test for each case (AGENTCONFORM_URL, AGENTCONFORM_HTTP in its environment; agentprotocol: AGENTCONFORM_PEER_ID, the hub's agentId)");
   cmd->add_option("--suite,-s", o->serve.suites, "only these suites (repeatable)");
   cmd->add_option("--case", o->serve.case_globs, "case id glob (repeatable)");
   cmd->add_option("--timeout-scale", o->serve.timeout_scale, "multiply every timeout")->check(TimeoutScale());

@@ -116,6 +116,14 @@ class Driver {
   // Client-under-test mode: the endpoints the scripted hub serves (WebSocket and HTTP paths).
   virtual std::vector<std::string> hub_ws_paths() const { return {}; }
   virtual std::vector<std::string> hub_http_paths() const { return {}; }
+  // Client-under-test mode: environment variables the client under test is started with for
+  // this case, beside AGENTCONFORM_URL/HTTP/CASE (e.g. the identity of the hub it talks to, when
+  // the protocol needs the client to know it before it connects). Called once the case's agents
+  // exist. Default: none.
+  virtual std::map<std::string, std::string> client_env(const CaseEnv& env) const {
+    (void)env;
+    return {};
+  }
 
   // A target action named by a `trigger` step (e.g. "broadcast"). Default: unknown.
   virtual Expected<Json, std::string> trigger(const std::string& action, const Json& params, CaseEnv& env) const;

@@ -737,7 +737,10 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   StepRunner runner(kase, driver, env, options, deadline, hub);
   std::optional<StepFailure> failure;
   try {
-    failure = runner.run(kase.steps, "");
+    if (options.before_steps) {
+      if (auto error = options.before_steps(env)) failure = StepFailure{StepFailure::Kind::error, "", Json(), *error, "", ""};
+    }
+    if (!failure) failure = runner.run(kase.steps, "");
   } catch (const std::exception& ex) {
     failure = StepFailure{StepFailure::Kind::error, "", Json(), std::string("internal error: ") + ex.what(), "", ""};
   }

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <string>
 
 #include "harness/engine/channel.hpp"
 #include "harness/engine/requirements.hpp"
@@ -20,6 +22,8 @@
 
 namespace ac::engine {
 
+class CaseEnv;
+
 struct CaseOptions {
   double timeout_scale = 1.0;                      // multiplies step and case timeouts
   std::chrono::milliseconds step_timeout{2000};    // default wait of an expect step
@@ -28,6 +32,10 @@ struct CaseOptions {
   bool strict_readings = false;                    // a failed reading of a MUST is FAIL (default: WARN, as a SHOULD)
   const std::atomic<bool>* cancel = nullptr;       // set by an interrupt: the case stops before its next step
   TranscriptBudget* transcript_budget = nullptr;   // the run's, shared by its cases (none: unbounded)
+  // Client-under-test mode: called once the case's agents exist (keys, ids, variables), before
+  // its first step; serve starts the client under test here, so that the driver can hand it
+  // what the case's hub agents are (Driver::client_env). An error ends the case as ERROR.
+  std::function<std::optional<std::string>(const CaseEnv&)> before_steps;
 };
 
 // Client-under-test mode: the scripted hub the client connects to (implemented in serve.cpp).

@@ -289,22 +289,33 @@ Expected<RunResult, std::string> serve(const Loaded& loaded, const ServeOptions&
     hub->reset();
     // The client under test for this case: its own process group, private $TMPDIR and bounded
     // output (harness/util/child_process.hpp), all ended and removed when the case ends.
+    // It starts once the case's agents exist, so that the driver can tell it who the hub is
+    // (Driver::client_env, e.g. AgentProtocol's AGENTCONFORM_PEER_ID).
     std::unique_ptr<ChildProcess> client;
-    if (!o.command.empty()) {
-      ChildOptions co;
-      co.command = o.command;
-      co.env = {{"AGENTCONFORM_URL", "ws://" + host}, {"AGENTCONFORM_HTTP", "http://" + host}, {"AGENTCONFORM_CASE", c->id}};
-      co.keep_bytes = kClientOutputKeep;
-      auto started_client = ChildProcess::start(co);
-      if (!started_client) return unexpected(started_client.error());
-      client = std::move(*started_client);
-    }
+    std::optional<std::string> start_error;
     CaseOptions co;
     co.timeout_scale = o.timeout_scale;
     co.seed = result.seed;
     co.step_timeout = std::chrono::milliseconds(5000);
     co.transcript_budget = &transcript_budget;
+    if (!o.command.empty()) {
+      co.before_steps = [&](const CaseEnv& env) -> std::optional<std::string> {
+        ChildOptions child;
+        child.command = o.command;
+        child.env = {{"AGENTCONFORM_URL", "ws://" + host}, {"AGENTCONFORM_HTTP", "http://" + host}, {"AGENTCONFORM_CASE", c->id}};
+        for (auto& [k, v] : driver.client_env(env)) child.env[k] = v;
+        child.keep_bytes = kClientOutputKeep;
+        auto started_client = ChildProcess::start(child);
+        if (!started_client) {
+          start_error = started_client.error();
+          return start_error;
+        }
+        client = std::move(*started_client);
+        return std::nullopt;
+      };
+    }
     result.cases.push_back(run_case(*c, loaded.requirements, target, runtime, co, hub.get()));
+    if (start_error) return unexpected(*start_error);
     auto& r = result.cases.back();
     if (client) {
       client->stop();

@@ -8,7 +8,9 @@
 //   {"hangup": "c", "code": 1008, "reason": "..."}   the hub closes the client's connection
 // and the usual send/expect steps on the accepted connection. With --command, the client is
 // started for each case with AGENTCONFORM_URL (WebSocket base), AGENTCONFORM_HTTP (HTTP base) and
-// AGENTCONFORM_CASE in its environment, and killed at the end of the case.
+// AGENTCONFORM_CASE in its environment, plus what the protocol's driver adds (Driver::client_env;
+// AgentProtocol: AGENTCONFORM_PEER_ID, the hub's agentId), and killed at the end of the case. It
+// is started once the case's agents exist, just before the first step.
 #pragma once
 
 #include <iosfwd>

@@ -8,12 +8,14 @@ namespace ac::ref {
 ReferenceAgent alp_reference_agent();
 ReferenceAgent agora_reference_agent();
 ReferenceAgent chopsticks_reference_agent();
+ReferenceAgent agentprotocol_reference_agent();
 
 const std::vector<ReferenceAgent>& reference_agents() {
   static const std::vector<ReferenceAgent> agents = {
       alp_reference_agent(),
       agora_reference_agent(),
       chopsticks_reference_agent(),
+      agentprotocol_reference_agent(),
   };
   return agents;
 }

@@ -49,6 +49,10 @@
 //            (members in reverse key order / indented JSON), so the signature must not verify;
 //            capture it ("capture": {"m": ""}) and send it with "fill": false
 //
+// Client-under-test mode (agentconform serve): the hub speaks on each accepted connection as that
+// agent (its key signs what the case sends there); the client is started with
+// AGENTCONFORM_PEER_ID = the agentId of the agent of the case's first accept step (client_env).
+//
 // Filling a message template (send steps): protocol, id (fresh UUID), timestamp (now), from
 // {agentId, name, capabilities}, to {agentId: ${peer.id}, broadcast: false}, payload ({};
 // hello: version "0.1" and features; request: a fresh correlationId) are added where the
@@ -208,6 +212,21 @@ class AgentProtocolDriver final : public Driver {
 
   std::vector<std::string> hub_ws_paths() const override { return {"/agentprotocol/ws"}; }
   std::vector<std::string> hub_http_paths() const override { return {"/agentprotocol"}; }
+
+  // Client-under-test mode: the client must know whom it addresses (to.agentId) and whose
+  // signatures to expect before it connects; the spec has no discovery. The hub speaks as the
+  // agent of the case's first accept step (the connection the client opens first), so its
+  // agentId is AGENTCONFORM_PEER_ID. Cases with a second connection give both agents one "seed".
+  std::map<std::string, std::string> client_env(const CaseEnv& env) const override {
+    if (!env.kase.steps.is_array()) return {};
+    for (const auto& s : env.kase.steps) {
+      if (!s.is_object() || !s.contains("accept") || !s["accept"].is_string()) continue;
+      auto a = env.agents.find(s["accept"].get<std::string>());
+      if (a == env.agents.end()) return {};
+      return {{"AGENTCONFORM_PEER_ID", a->second.id}};
+    }
+    return {};
+  }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     std::string seed = seed_from(env.rng);
