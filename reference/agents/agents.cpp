@@ -6,10 +6,12 @@
 namespace ac::ref {
 
 ReferenceAgent chopsticks_reference_agent();
+ReferenceAgent a2acp_reference_agent();
 
 const std::vector<ReferenceAgent>& reference_agents() {
   static const std::vector<ReferenceAgent> agents = {
       chopsticks_reference_agent(),
+      a2acp_reference_agent(),
   };
   return agents;
 }
