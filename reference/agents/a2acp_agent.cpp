@@ -235,7 +235,7 @@ class Session {
       }
       if (o_.retry_non_retryable && retries_ < kMaxRetries) {
         ++retries_;
-        resends_.push_back({Clock::now() + std::chrono::milliseconds(500), *original});
+        resends_.push_back({Clock::now(), *original});
       }
       return;  // 0 = don't retry
     }
