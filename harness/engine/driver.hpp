@@ -32,6 +32,8 @@ struct AgentSession {
   std::shared_ptr<void> held;   // what the driver leased for this agent; released with the case
 };
 
+class ClientHub;  // runner.hpp: the scripted hub of client-under-test mode
+
 // What a driver may use while running one case.
 class CaseEnv {
  public:
@@ -47,6 +49,9 @@ class CaseEnv {
   std::uint64_t seed;
   std::mt19937_64 rng;
   std::map<std::string, AgentSession> agents;
+  // Client-under-test mode only (agentconform serve): the scripted hub, for driver actions that
+  // answer the client's HTTP requests themselves (A2ACP's issue-token mints a JWT for the request).
+  ClientHub* hub = nullptr;
 
   // HTTP to the target (path relative to target.http_base, or an absolute URL), recorded in the
   // transcript under `channel`.

@@ -718,6 +718,7 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   const ms step_timeout(static_cast<std::int64_t>(static_cast<double>(options.step_timeout.count()) * options.timeout_scale *
                                                   target.timeout_scale));
   CaseEnv env(runtime, target, kase, vars, transcript, step_timeout, options.seed);
+  env.hub = hub;
   const ms case_timeout = kase.timeout.count() > 0 ? kase.timeout : options.case_timeout;
   const auto deadline = started + ms(static_cast<std::int64_t>(static_cast<double>(case_timeout.count()) * options.timeout_scale *
                                                                target.timeout_scale));

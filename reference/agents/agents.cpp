@@ -9,6 +9,7 @@ ReferenceAgent alp_reference_agent();
 ReferenceAgent agora_reference_agent();
 ReferenceAgent chopsticks_reference_agent();
 ReferenceAgent agentprotocol_reference_agent();
+ReferenceAgent a2acp_reference_agent();
 
 const std::vector<ReferenceAgent>& reference_agents() {
   static const std::vector<ReferenceAgent> agents = {
@@ -16,6 +17,7 @@ const std::vector<ReferenceAgent>& reference_agents() {
       agora_reference_agent(),
       chopsticks_reference_agent(),
       agentprotocol_reference_agent(),
+      a2acp_reference_agent(),
   };
   return agents;
 }

@@ -31,6 +31,12 @@ std::vector<std::string> agent_protocols() {
   return out;
 }
 
+// Issue 14: both ends of every protocol are tested, so every protocol has its reference client.
+TEST(ReferenceAgents, ExistForEveryProtocol) {
+  for (const char* p : {"alp", "agora", "agentprotocol", "a2acp", "chopsticks"})
+    EXPECT_NE(ref::find_reference_agent(p), nullptr) << "no reference agent for " << p;
+}
+
 class ClientKillMatrix : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ClientKillMatrix, ReferenceAgentPassesEveryClientCase) {

@@ -81,11 +81,24 @@
 // readings), ${size.payload_over} (930,000: a payload over 921,600 bytes in a message under
 // 1,000,000), ${size.message_over} (1,100,000: a message over 1,048,576 bytes).
 //
+// Client-under-test mode (agentconform serve --protocol a2acp, role "agent" cases): the hub serves
+// the broker's WebSocket (/a2acp/ws) and the auth service (/auth/token); the tokens of the hub's
+// messages are minted with a key of the hub's own (random per process: no client can know it), and
+// the client's token requests are answered by the trigger issue-token below. The hub accepts any
+// API key (or none): how a caller authenticates to the auth service is reading A2-20, not the spec.
+//
 // Triggers:
 //   agents  GET paths.agents (the reference's directory and presence)
 //   token   params: a token request body (the api key is added) -> {status, body}
 //   jwt     params {token, expires_at?} -> {header, claims, signature_valid (with jwt_secret;
 //           null without it), lifetime_s (exp - iat), expires_at_matches (expires_at == exp)}
+//   issue-token  serve only: waits for the client's next HTTP request, which must be POST
+//           paths.token with a token request (reading A2-11: agent_id, target_agent_id strings,
+//           requested_capabilities an array of strings) matching params.body (a pattern, when
+//           given); answers it with {token, expires_at}: a JWT signed with the hub's key, sub =
+//           agent_id, aud = target_agent_id, capabilities = requested_capabilities, exp = now +
+//           params.ttl_s (default: the request's ttl, else 3600) -> {request, token, expires_at, claims}.
+//           A request that is not one is answered 400/404 and the step FAILs.
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -96,7 +109,9 @@
 
 #include "harness/crypto/base64.hpp"
 #include "harness/crypto/jwt.hpp"
+#include "harness/crypto/random.hpp"
 #include "harness/engine/drivers/common.hpp"
+#include "harness/engine/matcher.hpp"
 #include "harness/json/strict_reader.hpp"
 #include "harness/protocols/typed/stamp.hpp"
 
@@ -178,6 +193,17 @@ PoolLeases& pool_leases() {
 
 std::string segment(const Json& j) { return crypto::base64url_encode(j.dump()); }
 
+// The HS256 key the harness signs with: settings.jwt_secret, or in client-under-test mode a key of
+// the scripted hub's own, random per process.
+std::string jwt_secret(const TargetConfig& t) {
+  if (t.kind != "client") return t.setting("jwt_secret");
+  static const std::string hub_key = [] {
+    auto bytes = crypto::random_bytes(32);
+    return "agentconform-hub-" + crypto::base64url_encode(bytes ? *bytes : proto::typed::new_uuid_v4());
+  }();
+  return hub_key;
+}
+
 std::optional<Json> decode_segment(std::string_view s) {
   auto bytes = crypto::base64url_decode(s);
   if (!bytes) return std::nullopt;
@@ -190,6 +216,8 @@ class A2acpDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::a2acp; }
   std::string primary_path() const override { return "ws"; }
+  std::vector<std::string> hub_ws_paths() const override { return {"/a2acp/ws"}; }
+  std::vector<std::string> hub_http_paths() const override { return {"/auth/token"}; }
 
   void init_agent(AgentSession& agent, CaseEnv& env) const override {
     const TargetConfig& t = env.target;
@@ -361,6 +389,7 @@ class A2acpDriver final : public Driver {
       return http_json(env, "POST", env.target.path("token"), {}, body.dump(), /*any_status=*/true);
     }
     if (action == "jwt") return inspect_jwt(params, env);
+    if (action == "issue-token") return issue_token(params, env);
     return Driver::trigger(action, params, env);
   }
 
@@ -411,7 +440,7 @@ class A2acpDriver final : public Driver {
   }
 
   static Expected<std::string, std::string> forge(Json claims, const TargetConfig& t) {
-    const std::string secret = t.setting("jwt_secret");
+    const std::string secret = jwt_secret(t);
     if (secret.empty()) return unexpected("forging a token needs settings.jwt_secret (the auth service's HS256 key)");
     auto key = jwt::Key::hmac(secret);
     if (!key) return unexpected("settings.jwt_secret: " + key.error().describe());
@@ -444,7 +473,8 @@ class A2acpDriver final : public Driver {
     const bool claims_given = step.contains("claims") && step["claims"].is_object();
     // A target without a token service (a broker alone, an exec: or dir: target) gets tokens
     // minted here with settings.jwt_secret, as its auth service would issue them.
-    const bool minted = !t.plays("auth-service") || t.kind == "exec" || t.kind == "dir";
+    // So does the scripted hub of client-under-test mode (its own key).
+    const bool minted = !t.plays("auth-service") || t.kind == "exec" || t.kind == "dir" || t.kind == "client";
     auto issued = [&](const std::string& s, const std::string& a, const Json& c) -> Expected<std::string, std::string> {
       if (!minted) return service_token(s, a, c, agent, env);
       Json mine = claims;
@@ -516,6 +546,61 @@ class A2acpDriver final : public Driver {
     }
   }
 
+  // Client-under-test mode: answers the client's next token request with a JWT of the hub's key.
+  static Expected<Json, std::string> issue_token(const Json& params, CaseEnv& env) {
+    if (env.hub == nullptr) return unexpected(std::string("issue-token answers a client's token request: it runs only in agentconform serve"));
+    if (!params.is_object()) return unexpected(std::string("issue-token: params must be an object"));
+    auto pending = env.hub->next_http(env.step_timeout, env.transcript);
+    if (!pending) return unexpected("the client sent no token request (POST " + env.target.path("token") + "): " + pending.error());
+    const auto& req = pending->request;
+    auto refuse = [&](int status, const std::string& code, const std::string& why) -> Expected<Json, std::string> {
+      const Json body = {{"error", {{"code", code}, {"message", why}, {"retry_after", 0}}}};
+      pending->respond(net::HttpResponse::json(status, body.dump()));
+      env.transcript.add("hub", "out", "http-response", body.dump(), status);
+      return unexpected(why);
+    };
+    if (req.method != "POST" || req.path != env.target.path("token")) {
+      return refuse(404, "CAPABILITY_NOT_FOUND", "expected a token request POST " + env.target.path("token") + ", got " + req.method + " " + req.target);
+    }
+    auto body = json::parse_strict(req.body);
+    if (!body || !body->is_object()) return refuse(400, "SCHEMA_MISMATCH", "the token request's body is not a JSON object: " + req.body.substr(0, 200));
+    const Json& b = *body;
+    auto string_member = [&](const char* k) { return b.contains(k) && b[k].is_string() && !b[k].get<std::string>().empty(); };
+    bool caps_ok = b.contains("requested_capabilities") && b["requested_capabilities"].is_array();
+    if (caps_ok)
+      for (const auto& c : b["requested_capabilities"]) caps_ok = caps_ok && c.is_string();
+    if (!string_member("agent_id") || !string_member("target_agent_id") || !caps_ok) {
+      return refuse(400, "SCHEMA_MISMATCH",
+                    "the token request lacks agent_id, target_agent_id (non-empty strings) or requested_capabilities (an array of strings): " +
+                        b.dump().substr(0, 300));
+    }
+    if (params.contains("body")) {
+      if (auto m = match(params["body"], b)) return refuse(400, "SCHEMA_MISMATCH", "the token request does not match: " + m->describe() + ": " + b.dump().substr(0, 300));
+    }
+    std::int64_t ttl = 3600;
+    if (b.contains("ttl") && b["ttl"].is_number_integer() && b["ttl"].get<std::int64_t>() > 0) ttl = std::min<std::int64_t>(b["ttl"].get<std::int64_t>(), 86400);
+    if (params.contains("ttl_s") && params["ttl_s"].is_number_integer()) ttl = params["ttl_s"].get<std::int64_t>();
+    const std::int64_t now = now_s();
+    const Json claims = {{"sub", b["agent_id"]},
+                         {"iss", env.target.setting("issuer", "a_domain-auth-service")},
+                         {"aud", b["target_agent_id"]},
+                         {"exp", now + ttl},
+                         {"iat", now},
+                         {"capabilities", b["requested_capabilities"]},
+                         {"domain", b.contains("domain") && b["domain"].is_string() ? b["domain"] : Json(env.target.setting("agent_domain", "a_domain"))}};
+    auto token = forge(claims, env.target);
+    if (!token) return refuse(500, "INTERNAL_ERROR", "issue-token: " + token.error());
+    const std::time_t exp = static_cast<std::time_t>(now + ttl);
+    std::tm tm{};
+    gmtime_r(&exp, &tm);
+    char at[32];
+    std::strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const Json answer = {{"token", *token}, {"expires_at", at}};
+    pending->respond(net::HttpResponse::json(200, answer.dump()));
+    env.transcript.add("hub", "out", "http-response", answer.dump(), 200);
+    return Json{{"request", b}, {"token", *token}, {"expires_at", at}, {"claims", claims}};
+  }
+
   static Expected<Json, std::string> inspect_jwt(const Json& params, CaseEnv& env) {
     if (!params.contains("token") || !params["token"].is_string()) return unexpected("jwt: params.token must be a string");
     const std::string token = params["token"].get<std::string>();
@@ -525,7 +610,7 @@ class A2acpDriver final : public Driver {
     auto claims = decode_segment(std::string_view(token).substr(d1 + 1, d2 - d1 - 1));
     if (!header || !claims || !header->is_object() || !claims->is_object()) return unexpected("the JWT's header or claims are not JSON objects");
     Json out = {{"header", *header}, {"claims", *claims}, {"signature_valid", nullptr}, {"lifetime_s", nullptr}, {"expires_at_matches", nullptr}};
-    if (const std::string secret = env.target.setting("jwt_secret"); !secret.empty()) {
+    if (const std::string secret = jwt_secret(env.target); !secret.empty()) {
       if (auto key = jwt::Key::hmac(secret)) {
         auto v = jwt::verify(token, *key, {});
         out["signature_valid"] = v.has_value() || (v.error().code != jwt::Errc::bad_signature && v.error().code != jwt::Errc::alg_none &&
