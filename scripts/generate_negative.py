@@ -263,9 +263,18 @@ class Generator:
                 variants = [v for v in variants if not (v[0] == "type" and list(v[2].get("patch", {}).values()) == [None])]
             if not variants:
                 continue
-            self.add_case(m, key, section, pointer, variants, agent)
+            # The kinds the recipe lists in "separate" (a length limit that rests on a reading,
+            # say) go into a case of their own, so its failure blames only the requirements of
+            # that kind; the other variants keep the case (and the id) they always had.
+            separate = set(self.recipe.get("separate", []))
+            main = [v for v in variants if v[0] not in separate]
+            if main:
+                self.add_case(m, key, section, pointer, main, agent)
+            for n, kind in enumerate(sorted({v[0] for v in variants if v[0] in separate})):
+                suffix = "" if not main and n == 0 else kind  # a field with only such variants keeps its id
+                self.add_case(m, key, section, pointer, [v for v in variants if v[0] == kind], agent, suffix)
 
-    def add_case(self, m, key, section, pointer, variants, agent):
+    def add_case(self, m, key, section, pointer, variants, agent, id_suffix=""):
         kinds = sorted({k for k, _, _ in variants}, key=["missing", "type", "enum", "length"].index)
         steps = copy.deepcopy(m.get("preamble", self.recipe["preamble"]))
         requirements = list(self.recipe.get("base_requirements", []))
@@ -304,7 +313,8 @@ class Generator:
         title = "%s with %s %s is %s" % (key, pointer, " / ".join(words[k] for k in kinds), self.recipe["outcome_title"])
         if "title" in m:
             title = m["title"] % {"pointer": pointer, "what": " / ".join(words[k] for k in kinds)}
-        self.cases.append(self.case(case_id(self.recipe["prefix"], key, pointer), title, requirements, steps, m,
+        id_parts = (key, pointer) + ((id_suffix,) if id_suffix else ())
+        self.cases.append(self.case(case_id(self.recipe["prefix"], *id_parts), title, requirements, steps, m,
                                     "%s (%s) %s" % (self.index["spec"], section, pointer)))
 
     def case(self, cid, title, requirements, steps, m, source):

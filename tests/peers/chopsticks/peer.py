@@ -164,7 +164,9 @@ class Controller:
         if m["agentId"] != conn["agent"]:
             await self.ignore(ws, "event for another agent")
             return
-        if not all(isinstance(m[f], str) for f in ("agentId", "guildId", "voiceChannelId")) or (event == "add" and not isinstance(m["ok"], bool)):
+        # Every member the spec types `string` (required or optional), and `ok` a boolean.
+        strings = ("agentId", "guildId", "voiceChannelId", "channelId", "reason", "textChannelId", "ownerUserId", "error")
+        if not all(isinstance(m[f], str) for f in strings if f in m) or (event == "add" and not isinstance(m["ok"], bool)):
             await self.ignore(ws, "event fields have the wrong type")
             return
         key = {"guildId": m["guildId"], "voiceChannelId": m["voiceChannelId"], "kind": m["kind"]}
