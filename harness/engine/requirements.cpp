@@ -121,8 +121,9 @@ std::vector<std::string> uncovered_reason_problems(const RequirementCatalog& cat
         problems.push_back(where + ": a case covers it, yet it says 'untestable': remove the reason or the case");
       } else if (has_case && !r->pending.empty()) {
         problems.push_back(where + ": a case covers it now: remove its 'pending' reason");
-      } else if (!has_case && r->level == "MUST" && r->untestable.empty() && r->pending.empty()) {
-        problems.push_back(where + ": a MUST no case covers: add a case, or an 'untestable' reason (why no black-box test can check it), or a 'pending' one");
+      } else if (!has_case && r->level != "MAY" && r->untestable.empty() && r->pending.empty()) {
+        problems.push_back(where + ": a " + r->level +
+                           " no case covers: add a case, or an 'untestable' reason (why no black-box test can check it), or a 'pending' one");
       }
     }
   }

@@ -27,7 +27,13 @@ struct Requirement {
   std::string untestable;  // no black-box test can check it
   std::string pending;     // a black-box case can, and is still to be written
   // The reason `requirements --uncovered` prints: the untestable one, else "pending: ...".
-  std::string uncovered_reason() const { return !untestable.empty() ? untestable : pending.empty() ? "" : "pending: " + pending; }
+  // Why no case covers it: the catalogue's reason; a MAY needs none of its own (a permission
+  // requires nothing, so no case could fail a target for it).
+  std::string uncovered_reason() const {
+    if (!untestable.empty()) return untestable;
+    if (!pending.empty()) return "pending: " + pending;
+    return level == "MAY" ? "a MAY: the spec permits this and requires nothing, so no case can fail a target for it" : "";
+  }
   std::vector<std::string> roles;
   std::vector<std::string> suites;
 };

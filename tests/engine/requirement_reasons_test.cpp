@@ -1,4 +1,4 @@
-// No silent uncovered MUST (issue 14): every MUST of the built-in catalogues is covered by a case
+// No silent uncovered MUST or SHOULD (issue 14): every MUST and SHOULD of the built-in catalogues is covered by a case
 // or says in the catalogue why not (`untestable`: no black-box test can check it; `pending`: a
 // case is still to be written), and no covered requirement keeps a stale reason. The check is
 // also run on a small catalogue written here, to show it reports each kind of breach.
@@ -37,7 +37,7 @@ TEST(RequirementReasons, EveryBuiltinMustHasACaseOrAReason) {
   std::size_t with_reason = 0;
   for (const auto& p : loaded->requirements.protocols()) {
     for (const auto* r : loaded->requirements.of_protocol(p)) {
-      if (covered.count(r->id) == 0 && r->level == "MUST") {
+      if (covered.count(r->id) == 0) {  // MUST and SHOULD: the catalogue's reason; MAY: the generic one
         ++with_reason;
         EXPECT_GE(r->uncovered_reason().size(), 10u) << r->id;
       }
@@ -61,7 +61,8 @@ TEST(RequirementReasons, ReportsEachKindOfBreach) {
         << req("ALP-6-silent", "MUST", "") << ","                                              // breach
         << req("ALP-6-explained", "MUST", R"(, "untestable": "not observable")") << ","         // fine
         << req("ALP-6-waiting", "MUST", R"(, "pending": "needs a TLS target")") << ","          // fine
-        << req("ALP-6-optional", "SHOULD", "") << ","                                           // fine: not a MUST
+        << req("ALP-6-optional", "SHOULD", "") << ","                                           // breach: a SHOULD needs one too
+        << req("ALP-6-allowed", "MAY", "") << ","                                               // fine: a MAY requires nothing
         << req("ALP-6-covered", "MUST", "") << ","                                              // fine
         << req("ALP-6-stale", "MUST", R"(, "untestable": "not observable")") << ","             // breach: covered
         << req("ALP-6-landed", "SHOULD", R"(, "pending": "needs a TLS target")") << "]}";       // breach: covered
@@ -70,13 +71,16 @@ TEST(RequirementReasons, ReportsEachKindOfBreach) {
   fs::remove_all(dir);
   ASSERT_TRUE(catalog) << catalog.error();
   const auto problems = uncovered_reason_problems(*catalog, {"ALP-6-covered", "ALP-6-stale", "ALP-6-landed"});
-  ASSERT_EQ(problems.size(), 3u) << joined(problems);
+  ASSERT_EQ(problems.size(), 4u) << joined(problems);
   EXPECT_NE(problems[0].find("ALP-6-silent"), std::string::npos) << problems[0];
   EXPECT_NE(problems[0].find("a MUST no case covers"), std::string::npos) << problems[0];
-  EXPECT_NE(problems[1].find("ALP-6-stale"), std::string::npos) << problems[1];
-  EXPECT_NE(problems[1].find("'untestable'"), std::string::npos) << problems[1];
-  EXPECT_NE(problems[2].find("ALP-6-landed"), std::string::npos) << problems[2];
-  EXPECT_NE(problems[2].find("'pending'"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[1].find("ALP-6-optional"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[1].find("a SHOULD no case covers"), std::string::npos) << problems[1];
+  EXPECT_NE(problems[2].find("ALP-6-stale"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[2].find("'untestable'"), std::string::npos) << problems[2];
+  EXPECT_NE(problems[3].find("ALP-6-landed"), std::string::npos) << problems[3];
+  EXPECT_NE(problems[3].find("'pending'"), std::string::npos) << problems[3];
+  EXPECT_NE(catalog->find("ALP-6-allowed")->uncovered_reason().find("a MAY"), std::string::npos);
   EXPECT_EQ(catalog->find("ALP-6-waiting")->uncovered_reason(), "pending: needs a TLS target");
   EXPECT_EQ(catalog->find("ALP-6-explained")->uncovered_reason(), "not observable");
 }
