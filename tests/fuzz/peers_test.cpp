@@ -165,7 +165,12 @@ TEST_P(PeerBug, FoundAndReplayed) {
     const int got = rc(replay(file, rport, args, replay_log));
     if (sup) sup->stop();
     std::cout << "  replay on " << (bugs == "none" ? "the fixed relay" : "the relay with " + bugs) << ": exit " << got << "\n";
-    EXPECT_EQ(got, expected) << "replay of " << file << " on --bugs " << bugs << "\n" << read_text(replay_log);
+    // Two agents sharing a stream_id show the cross-delivery as one symptom or another depending
+    // on how their frames interleave (a chunk lost, or a frame naming the wrong sender): on the
+    // broken relay an isolation finding may replay as "trips differently" (4), once seen in CI on
+    // 2026-11-26. It must still trip there, and never on the fixed relay.
+    const bool differently_ok = bugs != "none" && p.oracle == "isolation" && got == 4;
+    if (!differently_ok) EXPECT_EQ(got, expected) << "replay of " << file << " on --bugs " << bugs << "\n" << read_text(replay_log);
   }
   if (!HasFailure()) std::filesystem::remove_all(dir);
 }
