@@ -394,6 +394,19 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
   profile_.begin(exec, target_);
 
   std::optional<Trip> trip;
+  // The connection of the last send: a frame sent on one connection is on the wire before the
+  // next step sends on another, so the target sees them in the session's order (each connection
+  // writes from its own strand; without this a loaded machine may reorder them, and a finding
+  // that depends on the order would not reproduce alone).
+  std::size_t last_sent = exec.conns.size() + 1;
+  auto in_order = [&](ConnRecord& c) {
+    const auto index = static_cast<std::size_t>(&c - exec.conns.data());
+    if (last_sent < exec.conns.size() && last_sent != index) {
+      auto& before = exec.conns[last_sent];
+      if (before.ws && !before.closed) before.ws->flush(options_.answer_deadline);
+    }
+    last_sent = index;
+  };
   for (const auto& step : steps) {
     if (trip) break;
     switch (step.kind) {
@@ -406,8 +419,10 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
         break;
       default:
         if (auto* c = exec.conn(step.conn); c != nullptr && c->http) {
+          in_order(*c);
           do_post(exec, *c, step, trip);
         } else if (c != nullptr && c->ws) {
+          in_order(*c);
           do_send(exec, *c, step);
         }
         break;

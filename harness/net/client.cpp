@@ -282,6 +282,7 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   std::size_t pending_bytes = 0;  // in outq (strand only)
   bool writing = false;
   bool sent_close = false;
+  std::vector<std::function<void()>> drained;  // flush() waiters, fired when outq empties (strand only)
   std::mt19937 rng{std::random_device{}()};
 
   std::mutex mutex;
@@ -483,6 +484,7 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
       outq.clear();
       pending_bytes = 0;
       conn->close();
+      fire_drained();
       return;
     }
     pending_bytes += bytes.size();
@@ -497,13 +499,21 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
       if (ec) {
         self->outq.clear();
         self->pending_bytes = 0;
+        self->fire_drained();
         return;
       }
-      if (self->outq.empty()) return;  // cleared by an overflow meanwhile
+      if (self->outq.empty()) return self->fire_drained();  // cleared by an overflow meanwhile
       self->pending_bytes -= self->outq.front()->size();
       self->outq.pop_front();
-      if (!self->outq.empty()) self->do_write();
+      if (!self->outq.empty()) return self->do_write();
+      self->fire_drained();
     });
+  }
+
+  void fire_drained() {
+    auto waiters = std::move(drained);
+    drained.clear();
+    for (auto& w : waiters) w();
   }
 
   template <class Fn>
@@ -553,6 +563,17 @@ void WsClient::send_frame(const ws::FrameSpec& frame) {
 
 void WsClient::send_raw(std::string bytes) {
   impl_->on_strand([b = std::move(bytes)](Impl& i) mutable { i.write_bytes(std::move(b)); });
+}
+
+bool WsClient::flush(std::chrono::milliseconds timeout) {
+  auto done = std::make_shared<std::promise<void>>();
+  auto future = done->get_future();
+  // Posted behind every send_* before it on this strand, so it sees their bytes in the queue.
+  impl_->on_strand([done](Impl& i) mutable {
+    if (i.outq.empty() && !i.writing) return done->set_value();
+    i.drained.push_back([done] { done->set_value(); });
+  });
+  return future.wait_for(timeout) == std::future_status::ready;
 }
 
 void WsClient::ping(std::string payload) {

@@ -121,6 +121,10 @@ class WsClient : public std::enable_shared_from_this<WsClient> {
   void send_frame(const ws::FrameSpec& frame);  // masked per its spec; may be invalid on purpose
   void send_raw(std::string bytes);             // bytes straight onto the connection
   void ping(std::string payload = {});
+  // Waits until every frame sent before it was handed to the kernel (or the connection failed);
+  // false if that took longer than `timeout`. The fuzzer uses it so that a frame sent on one
+  // connection reaches the target before the next step's frame on another connection.
+  bool flush(std::chrono::milliseconds timeout);
   void close(std::uint16_t code, std::string_view reason = {});
   void abort();  // drop the TCP connection without a close frame
 

@@ -73,7 +73,7 @@ TEST_P(ClientKillMatrix, EveryFaultyVariantFailsAClientCase) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Agents, ClientKillMatrix, ::testing::ValuesIn(agent_protocols()),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 }  // namespace
 }  // namespace ac::testing
