@@ -195,8 +195,9 @@ struct OwedErrorRule {
 };
 std::optional<Trip> judge_owed_errors(const Exec& exec, const ErrorsOf& errors_of, const std::function<std::string(const Json&)>& code_of,
                                       const OwedErrorRule& rule);
-// A frame some connection sent whose frames are not tracked (not clean): the isolation oracle
-// holds it to nothing.
+// A frame some connection sent byte for byte that the profile's bookkeeping does not hold (an
+// unclean connection's, or text that is not plain JSON): forwarded as is, the isolation oracle
+// holds it to nothing. Profiles ask only after their tracked checks (recipient, relayed map).
 bool sent_untracked(const Exec& exec, const std::string& frame);
 
 }  // namespace ac::fuzz

@@ -10,10 +10,6 @@
 namespace ac::fuzz {
 namespace {
 
-proto::ProtocolId protocol_id(Protocol p) {
-  return *proto::parse_protocol(protocol_name(p));
-}
-
 // The target declarations (loaded once; targets keep pointers into them).
 const engine::Declarations* declarations(std::string& error) {
   static const auto loaded = engine::Declarations::load(data_dir() / "suites");

@@ -357,6 +357,10 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
     error_code ignored;
     socket().shutdown(tcp::socket::shutdown_both, ignored);
     socket().close(ignored);
+    // Nothing is left to cut: a close timer still armed would keep this session (and its
+    // connection's place under max_connections) alive for the whole handshake timeout. Under a
+    // fuzz campaign's churn that filled the 10,000 places in seconds and refused connections.
+    close_timer_.cancel();
   }
 
   // ---- keep-alive ---------------------------------------------------------------------------

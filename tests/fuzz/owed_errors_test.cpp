@@ -91,13 +91,18 @@ TEST(FuzzOwedErrors, UncleanOrClosedConnectionsAreNotHeldToTheirDebts) {
   EXPECT_FALSE(judge_owed_errors(exec, errors_of, code_of, kRule));
 }
 
-TEST(FuzzOwedErrors, OnlyFramesOfUncleanConnectionsAreUntracked) {
+// A relay may forward byte for byte a frame the profile did not track: one with a byte-order mark
+// before its JSON is valid UTF-8, so its connection stays clean. Found by `fuzz --protocol a2acp
+// --jobs 8` against the fault-free lobby (a false isolation finding) on 2026-11-26.
+TEST(FuzzSentUntracked, AVerbatimFrameOfACleanConnectionIsHeldToNothing) {
   Exec exec = one_connection();
-  exec.conns[0].sent.push_back("frame");
-  EXPECT_FALSE(sent_untracked(exec, "frame"));
-  exec.conns[0].clean = false;
-  EXPECT_TRUE(sent_untracked(exec, "frame"));
-  EXPECT_FALSE(sent_untracked(exec, "other"));
+  exec.conns.push_back(ConnRecord{});
+  exec.conns[1].label = "b";
+  const std::string bom_frame = "\xEF\xBB\xBF{\"message_type\":\"response\"}";
+  exec.conns[1].sent.push_back(bom_frame);
+  ASSERT_TRUE(exec.conns[1].clean);
+  EXPECT_TRUE(sent_untracked(exec, bom_frame));
+  EXPECT_FALSE(sent_untracked(exec, "{\"message_type\":\"response\"}"));  // changed in transit: not excused
 }
 
 }  // namespace

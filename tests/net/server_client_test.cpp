@@ -210,5 +210,30 @@ TEST_F(Fixture, ConnectionLimitRefusesExtraConnections) {
   EXPECT_GE(server->stats().connections_refused, 1u);
 }
 
+// A connection the client closed gives its place back when it ends, not when the close timer
+// (the handshake timeout) would have fired: the timer once kept every closed session alive for
+// it, and a fuzz campaign's churn filled max_connections within seconds.
+TEST_F(Fixture, AClosedConnectionFreesItsPlaceAtOnce) {
+  ServerOptions o;
+  o.max_connections = 2;
+  o.handshake_timeout = 600s;  // far beyond anything the test waits for
+  start(o);
+  for (int round = 0; round < 6; ++round) {
+    auto c = WsClient::connect(runtime, "ws://" + base + "/echo", WsConnectOptions{{}, "", 5000ms});
+    ASSERT_TRUE(c) << "round " << round << ": " << c.error().describe() << " (places held: " << server->stats().connections_open << ")";
+    next_event(**c);
+    (*c)->close(1000, "done");
+    for (;;) {  // the server's answer to our close, then the end of the transport
+      auto e = (*c)->next(5s);
+      ASSERT_TRUE(e) << "round " << round << ": no end of the connection";
+      if (e->transport_closed) break;
+    }
+    c->reset();
+    // The session ends on its own strand just after the transport: wait for it, bounded.
+    for (int i = 0; i < 500 && server->stats().connections_open > 0; ++i) std::this_thread::sleep_for(10ms);
+    EXPECT_EQ(server->stats().connections_open, 0u) << "round " << round;
+  }
+}
+
 }  // namespace
 }  // namespace ac::net
