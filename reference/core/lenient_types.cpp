@@ -65,4 +65,13 @@ std::optional<Json> coerce_wrong_types(const proto::Profile& profile, Json messa
   return std::nullopt;
 }
 
+std::optional<std::string> coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
+                                                      const json::ReadLimits& limits) {
+  auto parsed = json::parse_strict(frame, limits);
+  if (!parsed || !parsed->is_object()) return std::nullopt;
+  auto lax = coerce_wrong_types(profile, std::move(*parsed));
+  if (!lax) return std::nullopt;
+  return lax->dump();
+}
+
 }  // namespace ac::ref

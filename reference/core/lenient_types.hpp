@@ -8,9 +8,12 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/json/strict_reader.hpp"
 #include "harness/protocols/profile.hpp"
 
 namespace ac::ref {
@@ -19,5 +22,11 @@ namespace ac::ref {
 // converted the lax way, when that makes the profile accept it; nullopt otherwise (a missing
 // member, an object where a string belongs...: the caller refuses the message as usual).
 std::optional<nlohmann::json> coerce_wrong_types(const proto::Profile& profile, nlohmann::json message);
+
+// The same for a hub that decodes frame text: the frame read as a JSON object (within `limits`),
+// coerced and written back as text; nullopt when it is no JSON object or coercing does not help
+// (the caller decodes the frame as it came).
+std::optional<std::string> coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
+                                                      const json::ReadLimits& limits);
 
 }  // namespace ac::ref
