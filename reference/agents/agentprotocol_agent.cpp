@@ -258,18 +258,15 @@ int run_agentprotocol_agent(const AgentProtocolAgentOptions& o, const std::atomi
   net::Runtime runtime(1);
   bool ever_connected = false;
   run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
-    auto client = net::WsClient::connect(runtime, o.url, {});
-    if (!client) {
-      log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
-      return Attempt::failed;
-    }
+    auto client = connect_or_log(runtime, o.url, log);
+    if (!client) return Attempt::failed;
     ever_connected = true;
-    Session session(o, *key, *client, log);
+    Session session(o, *key, client, log);
     session.hello();
-    return serve_session(**client, {.frame_source = "peer",
-                                    .on_text = [&](const std::string& text) { session.handle(text); },
-                                    .wait = [] { return std::chrono::milliseconds(100); }},
-                         stop, log);
+    return serve_session(*client, {.frame_source = "peer",
+                                   .on_text = [&](const std::string& text) { session.handle(text); },
+                                   .wait = [] { return std::chrono::milliseconds(100); }},
+                        stop, log);
   });
   return ever_connected ? 0 : 3;
 }

@@ -109,30 +109,27 @@ int run_chopsticks_agent(const ChopsticksAgentOptions& o, const std::atomic<bool
   net::Runtime runtime(1);
   bool ever_connected = false;
   run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
-    auto client = net::WsClient::connect(runtime, o.url, {});
-    if (!client) {
-      log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
-      return Attempt::failed;
-    }
+    auto client = connect_or_log(runtime, o.url, log);
+    if (!client) return Attempt::failed;
     ever_connected = true;
-    Session session(o, *client, log);
+    Session session(o, client, log);
     session.hello();
     session.guilds();
     auto next_beat = Clock::now() + o.heartbeat;
-    return serve_session(**client, {.frame_source = "controller",
-                                    .on_text = json_objects_to([&](const Json& m) { session.handle(m); }),
-                                    .wait = [&] {
-                                      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
-                                      return std::min(std::max(wait, std::chrono::milliseconds(0)), std::chrono::milliseconds(100));
-                                    },
-                                    .tick = [&] {
-                                      if (Clock::now() < next_beat) return;
-                                      session.hello();
-                                      session.guilds();
-                                      next_beat = Clock::now() + o.heartbeat;
-                                    },
-                                    .farewell = [&] { session.leave(); }},
-                         stop, log);
+    return serve_session(*client, {.frame_source = "controller",
+                                   .on_text = json_objects_to([&](const Json& m) { session.handle(m); }),
+                                   .wait = [&] {
+                                     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
+                                     return std::min(std::max(wait, std::chrono::milliseconds(0)), std::chrono::milliseconds(100));
+                                   },
+                                   .tick = [&] {
+                                     if (Clock::now() < next_beat) return;
+                                     session.hello();
+                                     session.guilds();
+                                     next_beat = Clock::now() + o.heartbeat;
+                                   },
+                                   .farewell = [&] { session.leave(); }},
+                        stop, log);
   });
   return ever_connected ? 0 : 3;
 }

@@ -32,6 +32,13 @@ void run_reconnecting(int max_connections, std::chrono::milliseconds delay, cons
   }
 }
 
+std::shared_ptr<net::WsClient> connect_or_log(net::Runtime& runtime, const std::string& url, std::ostream& log) {
+  auto client = net::WsClient::connect(runtime, url, {});
+  if (client) return *client;
+  log << "cannot connect to " << url << ": " << client.error().describe() << "\n";
+  return nullptr;
+}
+
 Attempt serve_session(net::WsClient& client, const SessionLoop& s, const std::atomic<bool>& stop, std::ostream& log) {
   bool open = true;
   while (open && !stop) {

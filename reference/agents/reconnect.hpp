@@ -8,13 +8,15 @@
 #include <chrono>
 #include <functional>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 namespace ac::net {
+class Runtime;
 class WsClient;
-}
+}  // namespace ac::net
 
 namespace ac::ref {
 
@@ -32,6 +34,9 @@ void pause_unless_stopped(std::chrono::milliseconds d, const std::atomic<bool>& 
 // (-1: no limit), pausing `delay` after a failed attempt and between sessions.
 void run_reconnecting(int max_connections, std::chrono::milliseconds delay, const std::atomic<bool>& stop,
                       const std::function<Attempt()>& attempt);
+
+// Connects to `url` as a WebSocket client, or says why not on `log` and returns null.
+std::shared_ptr<net::WsClient> connect_or_log(net::Runtime& runtime, const std::string& url, std::ostream& log);
 
 // How one connected session reacts.
 struct SessionLoop {
