@@ -285,10 +285,7 @@ void Relay::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view 
   if (!registered) return handle_register(conn, frame);
   std::string lax_frame;
   if (settings_.faults.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
-    if (auto lax = coerce_wrong_types_in_text(proto::Catalog::builtin().profile(proto::ProtocolId::agora), frame, limits_)) {
-      lax_frame = std::move(*lax);
-      frame = lax_frame;
-    }
+    frame = coerce_wrong_types_in_text(proto::Catalog::builtin().profile(proto::ProtocolId::agora), frame, limits_, lax_frame);
   }
   auto decoded = pa::decode(frame, limits_);
   std::lock_guard lock(mutex_);

@@ -23,10 +23,10 @@ namespace ac::ref {
 // member, an object where a string belongs...: the caller refuses the message as usual).
 std::optional<nlohmann::json> coerce_wrong_types(const proto::Profile& profile, nlohmann::json message);
 
-// The same for a hub that decodes frame text: the frame read as a JSON object (within `limits`),
-// coerced and written back as text; nullopt when it is no JSON object or coercing does not help
-// (the caller decodes the frame as it came).
-std::optional<std::string> coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
-                                                      const json::ReadLimits& limits);
+// The same for a hub that decodes frame text: the frame to decode, either the coerced text (kept
+// in `storage`, which must outlive the view) or `frame` as it came, when it is no JSON object
+// within `limits` or coercing does not help.
+std::string_view coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
+                                            const json::ReadLimits& limits, std::string& storage);
 
 }  // namespace ac::ref
