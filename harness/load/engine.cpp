@@ -354,10 +354,13 @@ struct Engine::Impl : Sink {
 
 namespace {
 
-// Ends a connection (plain or TLS) for good, both ways at the TCP socket: whatever it was doing,
-// errors no longer matter (a WebSocket connection or an HTTP lane, once failed or closed).
+// Ends a connection (plain or TLS) for good, both ways at the TCP socket, once: `closed` records
+// it and makes a second call do nothing. Whatever the connection was doing, errors no longer
+// matter (a WebSocket connection or an HTTP lane, once failed or closed).
 template <class Stream>
-void end_connection(Stream& stream) {
+void end_connection(Stream& stream, bool& closed) {
+  if (closed) return;
+  closed = true;
   error_code ignored;
   tcp::socket* socket = nullptr;
   if constexpr (std::is_same_v<Stream, tcp::socket>) {
@@ -562,11 +565,7 @@ class WsConn final : public Conn {
     shutdown();
   }
 
-  void shutdown() {
-    if (closed_) return;
-    closed_ = true;
-    end_connection(stream_);
-  }
+  void shutdown() { end_connection(stream_, closed_); }
 
   Engine::Impl& e_;
   Stream stream_;
@@ -648,11 +647,7 @@ class HttpConn final : public Conn {
     shutdown();
   }
 
-  void shutdown() {
-    if (closed_) return;
-    closed_ = true;
-    end_connection(stream_);
-  }
+  void shutdown() { end_connection(stream_, closed_); }
 
   Engine::Impl& e_;
   Stream stream_;
