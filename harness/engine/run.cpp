@@ -204,6 +204,17 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
   constexpr std::size_t kMaxDeaths = 10;
   const auto deadline = o.deadline.count() > 0 ? started + o.deadline : std::chrono::steady_clock::time_point::max();
   auto interrupted = [&] { return o.interrupt != nullptr && o.interrupt->load() != 0; };
+  // Every case of the run, in the pool or re-run alone, runs with the same options.
+  const CaseOptions case_options = [&] {
+    CaseOptions co;
+    co.timeout_scale = o.timeout_scale;
+    co.seed = result.seed;
+    co.strict_readings = o.strict_readings;
+    co.cancel = &cancel;
+    co.transcript_budget = &transcript_budget;
+    return co;
+  }();
+  auto run_one = [&](const Case& c) { return run_case(c, loaded.requirements, targets.at(c.protocol), runtime, case_options); };
   auto worker = [&] {
     for (;;) {
       const std::size_t i = next.fetch_add(1);
@@ -223,18 +234,12 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
       } else if (std::chrono::steady_clock::now() >= deadline) {
         r = not_run(c, "not run: the run's deadline passed");
       } else {
-        CaseOptions co;
-        co.timeout_scale = o.timeout_scale;
-        co.seed = result.seed;
-        co.strict_readings = o.strict_readings;
-        co.cancel = &cancel;
-        co.transcript_budget = &transcript_budget;
         std::uint64_t started_in = 0;
         {
           std::lock_guard lock(mutex);
           started_in = generation;
         }
-        r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
+        r = run_one(c);
         if (interrupted()) cancel = true;
         const bool failed = r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable;
         if (o.watch != nullptr && !cancel) {
@@ -296,13 +301,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
   for (const std::size_t i : suspects) {
     if (interrupted() || !down_protocol.empty()) break;
     const Case& c = *plan.cases[i];
-    CaseOptions co;
-    co.timeout_scale = o.timeout_scale;
-    co.seed = result.seed;
-    co.strict_readings = o.strict_readings;
-    co.cancel = &cancel;
-    co.transcript_budget = &transcript_budget;
-    CaseResult r = run_case(c, loaded.requirements, targets.at(c.protocol), runtime, co);
+    CaseResult r = run_one(c);
     auto death = o.watch->check(r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable);
     if (death) {
       for (auto& d : result.target_deaths) {

@@ -354,6 +354,24 @@ struct Engine::Impl : Sink {
 
 namespace {
 
+// Ends a connection (plain or TLS) for good, both ways at the TCP socket, once: `closed` records
+// it and makes a second call do nothing. Whatever the connection was doing, errors no longer
+// matter (a WebSocket connection or an HTTP lane, once failed or closed).
+template <class Stream>
+void end_connection(Stream& stream, bool& closed) {
+  if (closed) return;
+  closed = true;
+  error_code ignored;
+  tcp::socket* socket = nullptr;
+  if constexpr (std::is_same_v<Stream, tcp::socket>) {
+    socket = &stream;
+  } else {
+    socket = &beast::get_lowest_layer(stream).socket();
+  }
+  socket->shutdown(tcp::socket::shutdown_both, ignored);
+  socket->close(ignored);
+}
+
 // ---- WebSocket connection ---------------------------------------------------------------------
 
 template <class Stream>
@@ -400,14 +418,6 @@ class WsConn final : public Conn {
 
  private:
   auto self() { return std::static_pointer_cast<WsConn>(shared_from_this()); }
-
-  tcp::socket& socket() {
-    if constexpr (std::is_same_v<Stream, tcp::socket>) {
-      return stream_;
-    } else {
-      return beast::get_lowest_layer(stream_).socket();
-    }
-  }
 
   void flush() {
     if (writing_ || out_.empty() || closed_) return;
@@ -555,13 +565,7 @@ class WsConn final : public Conn {
     shutdown();
   }
 
-  void shutdown() {
-    if (closed_) return;
-    closed_ = true;
-    error_code ignored;
-    socket().shutdown(tcp::socket::shutdown_both, ignored);
-    socket().close(ignored);
-  }
+  void shutdown() { end_connection(stream_, closed_); }
 
   Engine::Impl& e_;
   Stream stream_;
@@ -615,13 +619,6 @@ class HttpConn final : public Conn {
 
  private:
   auto self() { return std::static_pointer_cast<HttpConn>(shared_from_this()); }
-  tcp::socket& socket() {
-    if constexpr (std::is_same_v<Stream, tcp::socket>) {
-      return stream_;
-    } else {
-      return beast::get_lowest_layer(stream_).socket();
-    }
-  }
 
   void on_write(error_code ec) {
     if (ec) return fail("write: " + ec.message());
@@ -650,13 +647,7 @@ class HttpConn final : public Conn {
     shutdown();
   }
 
-  void shutdown() {
-    if (closed_) return;
-    closed_ = true;
-    error_code ignored;
-    socket().shutdown(tcp::socket::shutdown_both, ignored);
-    socket().close(ignored);
-  }
+  void shutdown() { end_connection(stream_, closed_); }
 
   Engine::Impl& e_;
   Stream stream_;

@@ -266,12 +266,7 @@ void Broker::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view
   limits.max_bytes = s.transport_max_bytes;
   std::string lax_frame;
   if (s.faults.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
-    if (auto parsed = json::parse_strict(frame, limits); parsed && parsed->is_object()) {
-      if (auto lax = coerce_wrong_types(proto::Catalog::builtin().profile(proto::ProtocolId::a2acp), std::move(*parsed))) {
-        lax_frame = lax->dump();
-        frame = lax_frame;
-      }
-    }
+    frame = coerce_wrong_types_in_text(proto::Catalog::builtin().profile(proto::ProtocolId::a2acp), frame, limits, lax_frame);
   }
   auto decoded = wire::decode(frame, limits);
   if (!decoded) {

@@ -17,6 +17,7 @@
 #include "harness/protocols/typed/stamp.hpp"
 #include "harness/util/percent_encode.hpp"
 #include "reference/agents/agents.hpp"
+#include "reference/agents/reconnect.hpp"
 
 namespace ac::ref {
 namespace {
@@ -295,10 +296,8 @@ class Session {
 
 int run_a2acp_agent(const A2acpAgentOptions& o, const std::atomic<bool>& stop, std::ostream& log) {
   net::Runtime runtime(1);
-  int connections = 0;
   bool ever_connected = false;
-  while (!stop && (o.max_connections < 0 || connections < o.max_connections)) {
-    ++connections;
+  run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
     Session session(o, runtime, log);
     std::shared_ptr<net::WsClient> client;
     if (session.prefetch()) {
@@ -306,38 +305,16 @@ int run_a2acp_agent(const A2acpAgentOptions& o, const std::atomic<bool>& stop, s
       if (c) client = *c;
       else log << "cannot attach to " << o.url << ": " << c.error().describe() << "\n";
     }
-    if (!client) {
-      std::this_thread::sleep_for(o.reconnect_delay);
-      continue;
-    }
+    if (!client) return Attempt::failed;
     ever_connected = true;
     session.set_client(client);
     session.initiate();
-    bool open = true;
-    while (open && !stop) {
-      if (auto e = client->next(std::chrono::milliseconds(100))) {
-        if (e->kind == ws::Event::Kind::close) {
-          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
-          open = false;
-        } else if (e->kind == ws::Event::Kind::text) {
-          if (auto m = json::parse_strict(e->data); m && m->is_object()) {
-            try {
-              session.handle(*m);
-            } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
-              log << "ignored a broker frame: " << ex.what() << "\n";
-            }
-          }
-        }
-      }
-      if (open) session.tick();
-    }
-    if (stop) {
-      client->close(1000, "agent shutting down");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      break;
-    }
-    if (o.max_connections < 0 || connections < o.max_connections) std::this_thread::sleep_for(o.reconnect_delay);
-  }
+    return serve_session(*client, {.frame_source = "broker",
+                                   .on_text = json_objects_to([&](const Json& m) { session.handle(m); }),
+                                   .wait = [] { return std::chrono::milliseconds(100); },
+                                   .tick = [&] { session.tick(); }},
+                         stop, log);
+  });
   return ever_connected ? 0 : 3;
 }
 

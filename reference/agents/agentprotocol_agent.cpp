@@ -21,6 +21,7 @@
 #include "harness/protocols/agentprotocol/signature.hpp"
 #include "harness/protocols/typed/stamp.hpp"
 #include "reference/agents/agents.hpp"
+#include "reference/agents/reconnect.hpp"
 
 namespace ac::ref {
 namespace {
@@ -255,41 +256,18 @@ int run_agentprotocol_agent(const AgentProtocolAgentOptions& o, const std::atomi
     return 2;
   }
   net::Runtime runtime(1);
-  int connections = 0;
   bool ever_connected = false;
-  while (!stop && (o.max_connections < 0 || connections < o.max_connections)) {
-    ++connections;
-    auto client = net::WsClient::connect(runtime, o.url, {});
-    if (!client) {
-      log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
-      std::this_thread::sleep_for(o.reconnect_delay);
-      continue;
-    }
+  run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
+    auto client = connect_or_log(runtime, o.url, log);
+    if (!client) return Attempt::failed;
     ever_connected = true;
-    Session session(o, *key, *client, log);
+    Session session(o, *key, client, log);
     session.hello();
-    bool open = true;
-    while (open && !stop) {
-      if (auto e = (*client)->next(std::chrono::milliseconds(100))) {
-        if (e->kind == ws::Event::Kind::close) {
-          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
-          open = false;
-        } else if (e->kind == ws::Event::Kind::text) {
-          try {
-            session.handle(e->data);
-          } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
-            log << "ignored a peer frame: " << ex.what() << "\n";
-          }
-        }
-      }
-    }
-    if (stop) {
-      (*client)->close(1000, "agent shutting down");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      break;
-    }
-    if (o.max_connections < 0 || connections < o.max_connections) std::this_thread::sleep_for(o.reconnect_delay);
-  }
+    return serve_session(*client, {.frame_source = "peer",
+                                   .on_text = [&](const std::string& text) { session.handle(text); },
+                                   .wait = [] { return std::chrono::milliseconds(100); }},
+                        stop, log);
+  });
   return ever_connected ? 0 : 3;
 }
 

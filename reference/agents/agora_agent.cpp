@@ -1,6 +1,7 @@
 #include "reference/agents/agora_agent.hpp"
 
 #include "reference/agents/agents.hpp"
+#include "reference/agents/reconnect.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -175,52 +176,27 @@ class Session {
   std::map<std::pair<std::string, std::string>, Incoming> incoming_;
 };
 
-void pause(std::chrono::milliseconds d, const std::atomic<bool>& stop) {
-  const auto until = Clock::now() + d;
-  while (!stop && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
-
 }  // namespace
 
 int run_agora_agent(const AgoraAgentOptions& o, const std::atomic<bool>& stop, std::ostream& log) {
   net::Runtime runtime(1);
-  int connections = 0;
   bool reached = false;
   const std::string url = o.url + (o.url.find('?') == std::string::npos ? "?" : "&") + percent_encode(o.query_parameter) + "=" + percent_encode(o.agent_id);
-  while (!stop && (o.max_connections < 0 || connections < o.max_connections)) {
-    ++connections;
+  run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
     auto client = net::WsClient::connect(runtime, url, {});
     if (!client) {
       if (client.error().kind == net::ClientError::Kind::refused) reached = true;
       log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
-      pause(o.reconnect_delay, stop);
-      continue;
+      return Attempt::failed;
     }
     reached = true;
     Session session(o, *client, log);
     session.run_script();
-    bool open = true;
-    while (open && !stop) {
-      if (auto e = (*client)->next(std::chrono::milliseconds(50))) {
-        if (e->kind == ws::Event::Kind::close) {
-          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
-          open = false;
-        } else if (e->kind == ws::Event::Kind::text) {
-          try {
-            session.handle_text(e->data);
-          } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
-            log << "ignored a relay frame: " << ex.what() << "\n";
-          }
-        }
-      }
-    }
-    if (stop) {
-      (*client)->close(1000, "agent shutting down");
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      break;
-    }
-    if (o.max_connections < 0 || connections < o.max_connections) pause(o.reconnect_delay, stop);
-  }
+    return serve_session(**client, {.frame_source = "relay",
+                                    .on_text = [&](const std::string& text) { session.handle_text(text); },
+                                    .wait = [] { return std::chrono::milliseconds(50); }},
+                         stop, log);
+  });
   return reached ? 0 : 3;
 }
 

@@ -1,6 +1,7 @@
 #include "reference/agents/alp_agent.hpp"
 
 #include "reference/agents/agents.hpp"
+#include "reference/agents/reconnect.hpp"
 
 #include <cstdlib>
 #include <deque>
@@ -217,27 +218,18 @@ class Session {
   Clock::time_point last_sent_ = Clock::now();
 };
 
-void pause(std::chrono::milliseconds d, const std::atomic<bool>& stop) {
-  const auto until = Clock::now() + d;
-  while (!stop && Clock::now() < until) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
-
 }  // namespace
 
 int run_alp_agent(const AlpAgentOptions& o, const std::atomic<bool>& stop, std::ostream& log) {
   net::Runtime runtime(1);
-  int attempts = 0;
   bool reached = false;
   std::optional<Registration> reg;
   std::string first_token;
-  while (!stop && (o.max_connections < 0 || attempts < o.max_connections)) {
-    ++attempts;
+  // §6 step 8: reconnect with the same token while it is accepted.
+  run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
     if (!reg) {
       reg = register_agent(runtime, o, reached, log);
-      if (!reg) {
-        pause(o.reconnect_delay, stop);
-        continue;
-      }
+      if (!reg) return Attempt::failed;
       if (first_token.empty()) first_token = reg->token;
       if (o.reuse_old_token) reg->token = first_token;
     }
@@ -263,36 +255,18 @@ int run_alp_agent(const AlpAgentOptions& o, const std::atomic<bool>& stop, std::
           why.replace(at, reg->token.size(), "<token>");
         log << "cannot connect to " << o.url << ": " << why << "\n";
       }
-      pause(o.reconnect_delay, stop);
-      continue;
+      return Attempt::failed;
     }
     reached = true;
     Session session(o, *reg, *client, log);
     session.register_client();
-    bool open = true;
-    while (open && !stop) {
-      if (auto e = (*client)->next(std::chrono::milliseconds(20))) {
-        if (e->kind == ws::Event::Kind::close) {
-          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
-          open = false;
-        } else if (e->kind == ws::Event::Kind::text) {
-          try {
-            session.handle_text(e->data);
-          } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
-            log << "ignored a lobby frame: " << ex.what() << "\n";
-          }
-        }
-      }
-      if (open) session.tick();
-    }
-    if (stop) {
-      session.leave();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      break;
-    }
-    // §6 step 8: reconnect with the same token while it is accepted.
-    if (o.max_connections < 0 || attempts < o.max_connections) pause(o.reconnect_delay, stop);
-  }
+    return serve_session(**client, {.frame_source = "lobby",
+                                    .on_text = [&](const std::string& text) { session.handle_text(text); },
+                                    .wait = [] { return std::chrono::milliseconds(20); },
+                                    .tick = [&] { session.tick(); },
+                                    .farewell = [&] { session.leave(); }},
+                         stop, log);
+  });
   return reached ? 0 : 3;
 }
 

@@ -1,7 +1,9 @@
 #include "reference/agents/chopsticks_agent.hpp"
 
 #include "reference/agents/agents.hpp"
+#include "reference/agents/reconnect.hpp"
 
+#include <algorithm>
 #include <map>
 #include <ostream>
 #include <thread>
@@ -105,52 +107,30 @@ class Session {
 
 int run_chopsticks_agent(const ChopsticksAgentOptions& o, const std::atomic<bool>& stop, std::ostream& log) {
   net::Runtime runtime(1);
-  int connections = 0;
   bool ever_connected = false;
-  while (!stop && (o.max_connections < 0 || connections < o.max_connections)) {
-    ++connections;
-    auto client = net::WsClient::connect(runtime, o.url, {});
-    if (!client) {
-      log << "cannot connect to " << o.url << ": " << client.error().describe() << "\n";
-      std::this_thread::sleep_for(o.reconnect_delay);
-      continue;
-    }
+  run_reconnecting(o.max_connections, o.reconnect_delay, stop, [&] {
+    auto client = connect_or_log(runtime, o.url, log);
+    if (!client) return Attempt::failed;
     ever_connected = true;
-    Session session(o, *client, log);
+    Session session(o, client, log);
     session.hello();
     session.guilds();
     auto next_beat = Clock::now() + o.heartbeat;
-    bool open = true;
-    while (open && !stop) {
-      auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
-      wait = std::min(std::max(wait, std::chrono::milliseconds(0)), std::chrono::milliseconds(100));
-      if (auto e = (*client)->next(wait)) {
-        if (e->kind == ws::Event::Kind::close) {
-          log << "connection closed: " << e->close_code << " " << e->close_reason << "\n";
-          open = false;
-        } else if (e->kind == ws::Event::Kind::text) {
-          if (auto m = json::parse_strict(e->data); m && m->is_object()) {
-            try {
-              session.handle(*m);
-            } catch (const std::exception& ex) {  // defence in depth: a frame never ends the agent
-              log << "ignored a controller frame: " << ex.what() << "\n";
-            }
-          }
-        }
-      }
-      if (open && Clock::now() >= next_beat) {
-        session.hello();
-        session.guilds();
-        next_beat = Clock::now() + o.heartbeat;
-      }
-    }
-    if (stop) {
-      session.leave();
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-      break;
-    }
-    if (o.max_connections < 0 || connections < o.max_connections) std::this_thread::sleep_for(o.reconnect_delay);
-  }
+    return serve_session(*client, {.frame_source = "controller",
+                                   .on_text = json_objects_to([&](const Json& m) { session.handle(m); }),
+                                   .wait = [&] {
+                                     auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_beat - Clock::now());
+                                     return std::min(std::max(wait, std::chrono::milliseconds(0)), std::chrono::milliseconds(100));
+                                   },
+                                   .tick = [&] {
+                                     if (Clock::now() < next_beat) return;
+                                     session.hello();
+                                     session.guilds();
+                                     next_beat = Clock::now() + o.heartbeat;
+                                   },
+                                   .farewell = [&] { session.leave(); }},
+                        stop, log);
+  });
   return ever_connected ? 0 : 3;
 }
 

@@ -285,12 +285,7 @@ void Relay::on_message(const std::shared_ptr<net::Peer>& peer, std::string_view 
   if (!registered) return handle_register(conn, frame);
   std::string lax_frame;
   if (settings_.faults.coerce_wrong_types) {  // fault: a wrongly typed member is read as the type expected
-    if (auto parsed = json::parse_strict(frame, limits_); parsed && parsed->is_object()) {
-      if (auto lax = coerce_wrong_types(proto::Catalog::builtin().profile(proto::ProtocolId::agora), std::move(*parsed))) {
-        lax_frame = lax->dump();
-        frame = lax_frame;
-      }
-    }
+    frame = coerce_wrong_types_in_text(proto::Catalog::builtin().profile(proto::ProtocolId::agora), frame, limits_, lax_frame);
   }
   auto decoded = pa::decode(frame, limits_);
   std::lock_guard lock(mutex_);

@@ -65,4 +65,14 @@ std::optional<Json> coerce_wrong_types(const proto::Profile& profile, Json messa
   return std::nullopt;
 }
 
+std::string_view coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
+                                            const json::ReadLimits& limits, std::string& storage) {
+  auto parsed = json::parse_strict(frame, limits);
+  if (!parsed || !parsed->is_object()) return frame;
+  auto lax = coerce_wrong_types(profile, std::move(*parsed));
+  if (!lax) return frame;
+  storage = lax->dump();
+  return storage;
+}
+
 }  // namespace ac::ref

@@ -8,9 +8,12 @@
 #pragma once
 
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
+#include "harness/json/strict_reader.hpp"
 #include "harness/protocols/profile.hpp"
 
 namespace ac::ref {
@@ -19,5 +22,11 @@ namespace ac::ref {
 // converted the lax way, when that makes the profile accept it; nullopt otherwise (a missing
 // member, an object where a string belongs...: the caller refuses the message as usual).
 std::optional<nlohmann::json> coerce_wrong_types(const proto::Profile& profile, nlohmann::json message);
+
+// The same for a hub that decodes frame text: the frame to decode, either the coerced text (kept
+// in `storage`, which must outlive the view) or `frame` as it came, when it is no JSON object
+// within `limits` or coercing does not help.
+std::string_view coerce_wrong_types_in_text(const proto::Profile& profile, std::string_view frame,
+                                            const json::ReadLimits& limits, std::string& storage);
 
 }  // namespace ac::ref

@@ -209,21 +209,10 @@ Json to_json(const Message& m) {
   return out;
 }
 
-std::string encode(const Message& message) {
-  return to_json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string encode(const Message& message) { return typed::wire_text(to_json(message)); }
 
 Expected<Message, CodecError> from_decoded(Decoded decoded) {
-  const auto type = parse_key(decoded.key);
-  std::string message_id = typed::string_at(decoded.value, "message_id");
-  return typed::guarded<Message>(ProtocolId::a2acp, decoded.key, std::move(message_id), [&](typed::Problem& problem) {
-    if (!type) {
-      Fields::report(problem, "/message_type", "no typed model for message key \"" + decoded.key + "\"");
-      return Message{};
-    }
-    Fields top(decoded.value, "", problem);
-    return read_message(*type, top);
-  });
+  return typed::read_decoded<Message>(ProtocolId::a2acp, {"/message_type", "message key", "message_id"}, std::move(decoded), parse_key, read_message);
 }
 
 Expected<Message, CodecError> from_json(Json value) {

@@ -150,21 +150,10 @@ Json to_json(const Message& m) {
   return out;
 }
 
-std::string encode(const Message& message) {
-  return to_json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string encode(const Message& message) { return typed::wire_text(to_json(message)); }
 
 Expected<Message, CodecError> from_decoded(Decoded decoded) {
-  const auto type = parse_type(decoded.key);
-  std::string id = typed::string_at(decoded.value, "id");
-  return typed::guarded<Message>(ProtocolId::agentprotocol, decoded.key, std::move(id), [&](typed::Problem& problem) {
-    if (!type) {
-      Fields::report(problem, "/type", "no typed model for message type \"" + decoded.key + "\"");
-      return Message{};
-    }
-    Fields top(decoded.value, "", problem);
-    return read_message(*type, top);
-  });
+  return typed::read_decoded<Message>(ProtocolId::agentprotocol, {"/type", "message type", "id"}, std::move(decoded), parse_type, read_message);
 }
 
 Expected<Message, CodecError> from_json(Json value) {

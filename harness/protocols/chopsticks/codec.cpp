@@ -157,21 +157,11 @@ Json to_json(const Message& m) {
   return out;
 }
 
-std::string encode(const Message& message) {
-  return to_json(message).dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string encode(const Message& message) { return typed::wire_text(to_json(message)); }
 
 Expected<Message, CodecError> from_decoded(Decoded decoded) {
-  const auto type = parse_key(decoded.key);
-  std::string id = typed::string_at(decoded.value, "id");
-  return typed::guarded<Message>(ProtocolId::chopsticks, decoded.key, std::move(id), [&](typed::Problem& problem) {
-    if (!type) {
-      Fields::report(problem, "/type", "no typed model for message key \"" + decoded.key + "\"");
-      return Message{};
-    }
-    Fields f(decoded.value, "", problem);
-    return Message{read_body(*type, f)};
-  });
+  return typed::read_decoded<Message>(ProtocolId::chopsticks, {"/type", "message key", "id"}, std::move(decoded), parse_key,
+                                      [](MessageType type, Fields& f) { return Message{read_body(type, f)}; });
 }
 
 Expected<Message, CodecError> from_json(Json value) {

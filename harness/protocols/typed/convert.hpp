@@ -43,6 +43,34 @@ Expected<T, CodecError> guarded(ProtocolId id, std::string_view key, std::string
   return unexpected(conversion_error(id, key, problem, std::move(message_id)));
 }
 
+// Where a protocol's messages say what they are, for read_decoded.
+struct MessageNaming {
+  std::string_view type_pointer;  // the JSON Pointer of the member naming the type ("/type", "/message_type")
+  std::string_view noun;          // what the error calls the key ("message type", "message key", "frame type")
+  std::string_view id_member;     // the member holding the message id (CodecError::message_id); "": none
+};
+
+// A validated message (Decoded) -> the typed model T: its key parsed by `parse(key) ->
+// std::optional<Type>`, then `read(Type, Fields& top) -> T`, guarded (see above). A key with no
+// typed model is a problem at the type's pointer: no typed model for <noun> "<key>".
+template <typename T, typename Parse, typename Read>
+Expected<T, CodecError> read_decoded(ProtocolId id, const MessageNaming& naming, Decoded decoded, Parse&& parse, Read&& read) {
+  const auto type = parse(decoded.key);
+  std::string message_id = naming.id_member.empty() ? std::string() : string_at(decoded.value, naming.id_member);
+  return guarded<T>(id, decoded.key, std::move(message_id), [&](Problem& problem) {
+    if (!type) {
+      Fields::report(problem, std::string(naming.type_pointer),
+                     "no typed model for " + std::string(naming.noun) + " \"" + decoded.key + "\"");
+      return T{};
+    }
+    Fields top(decoded.value, "", problem);
+    return read(*type, top);
+  });
+}
+
+// A typed message's JSON as wire text: compact, invalid UTF-8 replaced instead of thrown.
+inline std::string wire_text(const Json& value) { return value.dump(-1, ' ', false, Json::error_handler_t::replace); }
+
 // Profile::decode followed by `convert(Decoded) -> Expected<T, CodecError>`; never throws.
 template <typename T, typename F>
 Expected<T, CodecError> decode_with(ProtocolId id, std::string_view bytes, const json::ReadLimits& limits, F&& convert) {
