@@ -205,15 +205,23 @@ class Generator:
             return "$string"
         return m.get(code, code)
 
-    def refusal(self, kind, pointer, agent):
-        """The steps after one refused send: the recipe's `refused` steps with @CODE@ and
-        @CHECKS@ filled (empty for an `ignored` outcome: its checks come after the last send)."""
+    def refusal(self, kind, pointer, agent, refused=None, send=None):
+        """The steps after one refused send: the `refused` steps (the message's own, else the
+        recipe's) with @CODE@ and @CHECKS@ filled (empty for an `ignored` outcome: its checks
+        come after the last send). A step "@SEND@" is the same send again: a recipe whose MUST
+        is "not processed" (an error, silence or a close alike) checks that first, then sends the
+        message a second time to look for the error answer, a SHOULD or a reading."""
         reqs = self.recipe["requirements"][kind]
         code = self.code_matcher(code_for(self.index, kind, pointer))
         for prefix, matcher in self.recipe.get("code_by_pointer", {}).items():
             if pointer == prefix or pointer.startswith(prefix + "/"):
                 code = matcher
-        steps = substitute(self.recipe.get("refused", []), {"@CODE@": code, "@CHECKS@": reqs, "@AGENT@": agent})
+        again = None
+        if send is not None:
+            again = copy.deepcopy(send)
+            again["note"] = send.get("note", "") + ", again: its refusal should be answered"
+        steps = substitute(refused if refused is not None else self.recipe.get("refused", []),
+                           {"@CODE@": code, "@CHECKS@": reqs, "@AGENT@": agent, "@SEND@": again})
         return steps
 
     def fields(self, msg, view, template, base, depth):
@@ -296,7 +304,7 @@ class Generator:
                 send.update(copy.deepcopy(edit))
                 send["note"] = note
                 steps.append(send)
-                steps.extend(self.refusal(kind, pointer, agent))
+                steps.extend(self.refusal(kind, pointer, agent, m.get("refused"), send))
             for r in self.recipe["requirements"][kind]:
                 if r not in requirements:
                     requirements.append(r)
@@ -337,7 +345,7 @@ class Generator:
                 send = {"send": agent, "message": copy.deepcopy(u["template"]), "patch": {u["pointer"]: value},
                         "note": "unknown %s %s" % (u["pointer"], json.dumps(value))}
                 steps.append(send)
-                steps.extend(self.refusal("unknown", u["pointer"], agent))
+                steps.extend(self.refusal("unknown", u["pointer"], agent, u.get("refused"), send))
             steps.extend(substitute(self.recipe.get("after", []) + u.get("after", []),
                                     {"@AGENT@": agent, "@CHECKS@": self.recipe["requirements"]["unknown"]}))
             requirements = list(self.recipe.get("base_requirements", []))

@@ -14,6 +14,8 @@ namespace ac::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// The largest repeat count a case may ask for (schemas/scenario.schema.json says the same).
+constexpr std::int64_t kMaxRepeat = 10000;
 using ms = std::chrono::milliseconds;
 
 struct StepFailure {
@@ -146,7 +148,15 @@ class StepRunner {
       return std::nullopt;
     }
     if (action == "repeat") {
-      const int n = s["repeat"].get<int>();
+      // A count, or a whole ${variable} a driver derives from target.json (ALP-ERR-025 sends
+      // ${rate_limit.burst}: a fixed burst says nothing about a lobby whose limit is higher).
+      auto count = env_.vars.substitute(s["repeat"]);
+      if (!count) return harness_error(s, path, "repeat: " + count.error());
+      if (!count->is_number_integer() || count->get<std::int64_t>() < 1 || count->get<std::int64_t>() > kMaxRepeat) {
+        return harness_error(s, path, "repeat: " + s["repeat"].dump() + " is " + count->dump() + ", not a count from 1 to " +
+                                          std::to_string(kMaxRepeat) + " (check the target.json setting behind it)");
+      }
+      const int n = static_cast<int>(count->get<std::int64_t>());
       for (int i = 0; i < n; ++i) {
         env_.vars.set("i", i);
         if (auto f = run(s.value("steps", Json::array()), path + ".repeat[" + std::to_string(i) + "]")) return f;
@@ -686,8 +696,14 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
     return result;
   };
   if ((kase.role == "agent") != (hub != nullptr)) {
-    return hub ? not_applicable("server cases (run them with agentconform run)", "server-under-test case: run it with agentconform run")
-               : not_applicable("client cases (run them with agentconform serve)", "client-under-test case: run it with agentconform serve");
+    // Say which side the case tests and the command that runs it, so that a lobby author does
+    // not read these N/A as something missing from target.json (tests/peers/TRIAGE.md T-34).
+    return hub ? not_applicable("server cases (run them with agentconform run)",
+                                "server-under-test case: it tests a " + kase.role + ", not the agent/SDK that connects; run it with agentconform run --protocol " +
+                                    kase.protocol + " --target URL")
+               : not_applicable("client cases (run them with agentconform serve)",
+                                "client-under-test case: it tests an agent/SDK, not a server, and needs nothing in target.json; run it with "
+                                "agentconform serve --protocol " + kase.protocol + " --command 'YOUR-AGENT'");
   }
   for (const auto& f : kase.features) {
     if (f == "tls" && !target.claims(f)) {

@@ -12,8 +12,9 @@
 //   agent_type           agent_type of the mock agents (default "agentconform-mock")
 //   lobby_id             the lobby's id; otherwise learned from the first registration answer
 //   protocol_version     the envelope's protocol_version (default "0.2.0")
-//   token_ttl_ms         the lobby's auth_token lifetime, for `auth: expired` (otherwise the
-//                        registration answer's expires_at is used; feature alp.token-expiry)
+//   token_ttl_ms         the lobby's auth_token lifetime, for `auth: expired` (the driver also
+//                        honours a later expires_at of the registration answer, and uses that
+//                        alone without the setting; feature alp.token-expiry)
 //   admin_token          bearer token of the broadcast endpoint (feature alp.broadcast-admin)
 //   roles_member         registration body member that carries an agent's roles (default "roles",
 //                        the reference's extension; feature alp.roles)
@@ -369,15 +370,21 @@ class AlpDriver final : public Driver {
     return std::nullopt;
   }
 
-  // Sleeps until the agent's token expired (settings.token_ttl_ms from its registration, else
-  // the answer's expires_at), plus a margin for the two clocks. Returns an error text, or "".
+  // Sleeps until the agent's token expired (settings.token_ttl_ms from its registration, and
+  // the answer's expires_at: the later of the two), plus a margin for the two clocks. The
+  // lobby's own expires_at wins when it is later: a lobby that ends its tokens on a whole second
+  // keeps one valid up to a second past registration + token_ttl_ms, and accepting it then is
+  // no token accepted after its lifetime (tests/peers/TRIAGE.md T-38). Returns an error text, or "".
   static std::string wait_for_expiry(const AgentSession& agent, CaseEnv& env) {
     std::optional<Clock::time_point> expiry;
     const auto ttl = setting_int(env.target, "token_ttl_ms", -1);
     if (ttl > 0 && agent.state.contains("registered_at_ms")) {
       expiry = Clock::time_point(std::chrono::milliseconds(agent.state["registered_at_ms"].get<std::int64_t>() + ttl));
-    } else if (agent.state.contains("expires_at") && agent.state["expires_at"].is_string()) {
-      expiry = parse_utc(agent.state["expires_at"].get<std::string>());
+    }
+    if (agent.state.contains("expires_at") && agent.state["expires_at"].is_string()) {
+      if (const auto stated = parse_utc(agent.state["expires_at"].get<std::string>()); stated && (!expiry || *stated > *expiry)) {
+        expiry = stated;
+      }
     }
     if (!expiry) return "auth expired: the token's lifetime is unknown (set settings.token_ttl_ms)";
     const auto wait = *expiry - Clock::now() + std::chrono::milliseconds(300);

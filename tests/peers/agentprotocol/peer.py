@@ -117,6 +117,8 @@ class Peer:
             return "payload must be an object"
         if "signature" in m and not isinstance(m["signature"], str):
             return "signature must be a base64 string"
+        if "metadata" in m and not isinstance(m["metadata"], dict):
+            return "metadata must be an object (Extensibility: custom fields go into it)"
         return None
 
     def signature_problem(self, m):
@@ -177,6 +179,8 @@ class Peer:
         if m["type"] == "hello":
             if not isinstance(p.get("version"), str):
                 raise Refusal("INVALID_MESSAGE", "a hello carries payload.version (Hello Message)")
+            if "features" in p and not (isinstance(p["features"], list) and all(isinstance(x, str) for x in p["features"])):
+                raise Refusal("INVALID_MESSAGE", "payload.features must be an array of strings (Hello Message)")
             if p["version"] != "0.1":
                 raise Refusal("INVALID_MESSAGE", f"this peer speaks version 0.1, not {p['version']}")
             return self.message(sender, "hello", {"version": "0.1", "features": ["signed-messages"]})

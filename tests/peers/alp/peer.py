@@ -330,6 +330,9 @@ class Lobby:
 
     # §7.1.3: no ACK; the agent is no longer offered to others.
     async def on_unregister_client(self, s, m):
+        if "reason" in m["payload"] and not isinstance(m["payload"]["reason"], str):
+            await self.protocol_error(s, "INVALID_PAYLOAD", "payload.reason must be a string (§7.1.3)", m["message_id"], m.get("conversation_id"))
+            return  # §11: validated before it is acted on; the agent stays registered
         s.unregistered, s.capabilities = True, []
         if "unregister-close" in self.q:
             await s.ws.close(code=1000, message=b"unregistered")
@@ -337,12 +340,12 @@ class Lobby:
     # §7.2
     async def on_discover_capabilities(self, s, m):
         p = m["payload"]
-        f = p.get("capability_filter", {})
+        f = p.get("capability_filter")  # not marked Optional in §7.2.1 (its members are): required
         maxr = p.get("max_results", 10)
         bad_filter = not isinstance(f, dict) or any(k in f and not isinstance(f[k], str) for k in ("name", "version_match")) \
             or ("keywords" in f and not (isinstance(f["keywords"], list) and all(isinstance(k, str) for k in f["keywords"])))
         if bad_filter or isinstance(maxr, bool) or not isinstance(maxr, int) or maxr < 0:
-            await self.protocol_error(s, "INVALID_PAYLOAD", "capability_filter must be an object, max_results a non-negative integer (§7.2.1)", m["message_id"], m.get("conversation_id"))
+            await self.protocol_error(s, "INVALID_PAYLOAD", "capability_filter (an object) is required, max_results a non-negative integer (§7.2.1)", m["message_id"], m.get("conversation_id"))
             return
         found = []
         for aid, other in self.sessions.items():
@@ -520,6 +523,9 @@ class Lobby:
     async def on_ping(self, s, m):
         if m["receiver_id"] != self.lobby_id:
             await self.route(s, m)
+            return
+        if "nonce" in m["payload"] and not isinstance(m["payload"]["nonce"], str):
+            await self.protocol_error(s, "INVALID_PAYLOAD", "payload.nonce must be a string (§7.4.2)", m["message_id"], m.get("conversation_id"))
             return
         payload = {"nonce": m["payload"]["nonce"]} if "nonce" in m["payload"] else {}
         await self.send(s, self.envelope("PONG", s.agent_id, payload, m.get("conversation_id")))
