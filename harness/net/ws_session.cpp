@@ -27,6 +27,8 @@
 #include "harness/net/server_shared.hpp"
 #include "harness/net/ws_wire.hpp"
 
+#include <optional>
+
 namespace ac::net::detail {
 namespace {
 
@@ -233,9 +235,15 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
       case Kind::ping: {
         std::unique_lock lock(out_mutex_);
         if (close_queued_) return;
-        // A peer that pings and does not read gets no more pongs once 64 KiB wait (RFC 6455
-        // §5.5.3 lets us answer only the latest): its pings cannot grow our send queue.
-        if (out_.size() + wbuf_size_ > kMaxPendingPongBytes) return;
+        // While more than 64 KiB wait to be sent, only the latest ping is owed a pong (RFC 6455
+        // §5.5.3), sent once the queue drains (on_write): a peer that pings and does not read
+        // cannot grow our send queue, and one that pings while a large message is on its way
+        // still gets its pong (dropping it made a fuzz barrier see a healthy lobby as hung).
+        if (out_.size() + wbuf_size_ > kMaxPendingPongBytes) {
+          owed_pong_ = e.data;
+          return;
+        }
+        owed_pong_.reset();
         wire::append_frame(out_, wire::opcode::pong, e.data);
         schedule_flush(lock);
         return;
@@ -316,6 +324,10 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
     if (writing_close_) {
       close_written_ = true;
       writing_close_ = false;
+    }
+    if (owed_pong_ && !close_queued_ && out_.size() <= kMaxPendingPongBytes) {
+      wire::append_frame(out_, wire::opcode::pong, *owed_pong_);
+      owed_pong_.reset();
     }
     if (!out_.empty()) return start_write(lock);
     if (out_.capacity() > kKeepWriteBuffer) std::string().swap(out_);
@@ -439,6 +451,7 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
   bool writing_close_ = false;
   bool close_written_ = false;
   bool teardown_after_close_ = false;
+  std::optional<std::string> owed_pong_;  // the latest ping's payload, while the queue is too long for its pong
 
   bool opened_ = false;
   bool finished_ = false;

@@ -5,6 +5,10 @@
 
 #include <filesystem>
 #include <thread>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "harness/net/client.hpp"
@@ -24,6 +28,10 @@ class Echo final : public WsHandler {
   }
   void on_open(const std::shared_ptr<Peer>& peer) override { peer->send_text("hello " + peer->upgrade_request().query_value("name")); }
   void on_message(const std::shared_ptr<Peer>& peer, std::string_view frame, bool binary) override {
+    if (frame == "big") {  // more than the socket buffers hold: stays queued while the peer does not read
+      peer->send_text(std::string(std::size_t{7} << 20, 'x'));
+      return;
+    }
     if (frame == "close-after") {
       peer->send_text("last words");
       peer->close(close_code::policy_violation, "bye");
@@ -233,6 +241,78 @@ TEST_F(Fixture, AClosedConnectionFreesItsPlaceAtOnce) {
     for (int i = 0; i < 500 && server->stats().connections_open > 0; ++i) std::this_thread::sleep_for(10ms);
     EXPECT_EQ(server->stats().connections_open, 0u) << "round " << round;
   }
+}
+
+// A ping that arrives while a large message is still queued for the peer is answered once the
+// queue drains (RFC 6455 §5.5.3: the latest ping is owed a pong). The server used to drop it,
+// and a fuzz barrier then saw a healthy lobby as hung (an A2ACP error echoing a 900 KiB id).
+// A raw client, so that it can hold off reading while it pings.
+TEST_F(Fixture, APingBehindALargeMessageIsAnsweredWhenItDrains) {
+  start();
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(base.substr(base.find(':') + 1))));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  auto send_all = [&](const std::string& bytes) { ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size())); };
+  // A masked client frame (mask 0: the payload travels as is).
+  auto frame = [](std::uint8_t opcode, const std::string& payload) {
+    return std::string{static_cast<char>(0x80 | opcode), static_cast<char>(0x80 | payload.size()), 0, 0, 0, 0} + payload;
+  };
+  std::string in;
+  auto read_some = [&](std::chrono::milliseconds wait) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) return false;
+    in.append(buf, static_cast<std::size_t>(n));
+    return true;
+  };
+  send_all("GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  while (in.find("\r\n\r\n") == std::string::npos) ASSERT_TRUE(read_some(5000ms)) << in;
+  in.erase(0, in.find("\r\n\r\n") + 4);
+  send_all(frame(0x1, "big"));
+  std::this_thread::sleep_for(300ms);  // the 7 MiB answer (under the 8 MiB send queue) outgrows the socket buffers and stays queued
+  send_all(frame(0x9, "p"));
+  std::this_thread::sleep_for(300ms);
+  // Read everything; the pong "p" must come after the big message (frames: 2-byte header, 8-byte length for the big one).
+  bool pong = false;
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  std::size_t at = 0;
+  int frames = 0, last_op = -1;
+  while (!pong && std::chrono::steady_clock::now() < until) {
+    if (!read_some(1000ms)) continue;
+    while (in.size() >= at + 2) {
+      const auto op = static_cast<std::uint8_t>(in[at]) & 0x0f;
+      std::uint64_t len = static_cast<std::uint8_t>(in[at + 1]) & 0x7f;
+      std::size_t head = 2;
+      if (len == 126) {
+        if (in.size() < at + 4) break;
+        len = (static_cast<std::uint8_t>(in[at + 2]) << 8) | static_cast<std::uint8_t>(in[at + 3]);
+        head = 4;
+      } else if (len == 127) {
+        if (in.size() < at + 10) break;
+        len = 0;
+        for (int i = 0; i < 8; ++i) len = (len << 8) | static_cast<std::uint8_t>(in[at + 2 + i]);
+        head = 10;
+      }
+      if (in.size() < at + head + len) break;
+      ++frames;
+      last_op = op;
+      if (op == 0xA && in.substr(at + head, len) == "p") pong = true;
+      at += head + len;
+    }
+    if (at > (1u << 20)) {
+      in.erase(0, at);
+      at = 0;
+    }
+  }
+  ::close(fd);
+  EXPECT_TRUE(pong) << "no pong for a ping sent while 7 MiB were queued (" << frames << " frames read, last opcode " << last_op << ")";
 }
 
 }  // namespace
