@@ -353,9 +353,15 @@ class Alp final : public Profile {
         const std::string id = member_string(*j, "message_id");
         if (!sent.contains(id)) {
           // Not something a clean connection of this session sent to c: a spoofed, replayed or
-          // corrupted delivery, unless it came from a connection whose frames are not tracked.
-          bool untracked = false;
-          for (const auto& o : exec.conns) untracked = untracked || (o.id == sender && !o.clean);
+          // corrupted delivery, unless it came from a connection whose frames are not tracked, or
+          // the sender sent it as text the bookkeeping skips (a byte-order mark before the JSON,
+          // which a lenient lobby reads and forwards: a false finding at 8 jobs, 2026-11-26).
+          bool untracked = sent_untracked(exec, e.data);
+          for (const auto& o : exec.conns) {
+            if (o.id != sender) continue;
+            untracked = untracked || !o.clean;
+            for (const auto& t : o.sent) untracked = untracked || (!plain_json_object(t) && !id.empty() && t.find(id) != std::string::npos);
+          }
           if (!untracked) return Trip{"isolation", "a delivered message that no one sent to this agent", detail};
           continue;
         }
