@@ -398,7 +398,7 @@ void add_fuzz(CLI::App& app, Context& ctx) {
   cmd->add_flag("--no-minimize", o->no_minimize, "keep findings as generated");
   cmd->add_flag("--serve", o->serve, "play a hostile hub toward a client under test instead");
   cmd->add_option("--listen", o->listen, "--serve: HOST:PORT to listen on")->capture_default_str()->check(ListenAddress());
-  cmd->add_option("--command", o->command, "--serve: start the client under test (its URL in AGENTCONFORM_HUB_URL)");
+  cmd->add_option("--command", o->command, "--serve: start the client under test (AGENTCONFORM_URL and AGENTCONFORM_HTTP in its environment; agentprotocol: AGENTCONFORM_PEER_ID, the hub's agentId)");
   cmd->callback([o, seed, &ctx] {
     o->seed_given = seed->count() > 0;
     ctx.exit_code = run_fuzz_command(*o);

@@ -27,6 +27,10 @@ extern char** environ;
 namespace ac::fuzz {
 namespace {
 
+// The hostile hub's AgentProtocol identity: what its messages name as from.agentId, and what a
+// client under test is given as AGENTCONFORM_PEER_ID. (Its signatures are garbage on purpose.)
+constexpr const char* kHubAgentId = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
@@ -203,7 +207,7 @@ std::vector<Json> hub_messages(Protocol p, const std::string& agent) {
               Json{{"type", "error"}, {"code", "UNKNOWN_RECIPIENT"}, {"message", "no such agent"}}};
     case Protocol::agentprotocol:
       return {Json{{"protocol", "agentprotocol/0.1"}, {"id", proto::typed::new_uuid_v4()}, {"timestamp", proto::typed::utc_now()},
-                   {"from", {{"agentId", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}}}, {"to", {{"agentId", agent}, {"broadcast", false}}},
+                   {"from", {{"agentId", kHubAgentId}}}, {"to", {{"agentId", agent}, {"broadcast", false}}},
                    {"type", "request"}, {"payload", {{"action", "echo"}, {"correlationId", "c"}, {"params", Json::object()}}}, {"signature", "AAAA"}}};
     case Protocol::a2acp:
       return {Json{{"protocol_version", "1.0"}, {"message_id", proto::typed::new_uuid_v4()}, {"timestamp", proto::typed::utc_now()},
@@ -294,7 +298,11 @@ HostileHubReport hostile_hub(const HostileHubOptions& o) {
   if (o.on_listening) o.on_listening(*port);
   std::unique_ptr<Client> client;
   if (!o.command.empty()) {
-    client = std::make_unique<Client>(o.command, std::map<std::string, std::string>{{"AGENTCONFORM_URL", ws}, {"AGENTCONFORM_HTTP", http}});
+    // As `serve` does: the URLs, and for AgentProtocol the hub's agentId (the spec has no
+    // discovery; an AgentProtocol client addresses its hello to AGENTCONFORM_PEER_ID).
+    std::map<std::string, std::string> env{{"AGENTCONFORM_URL", ws}, {"AGENTCONFORM_HTTP", http}};
+    if (o.protocol == Protocol::agentprotocol) env.emplace("AGENTCONFORM_PEER_ID", kHubAgentId);
+    client = std::make_unique<Client>(o.command, std::move(env));
     if (!client->start()) {
       log("cannot start the client: " + o.command);
       return report;

@@ -114,5 +114,20 @@ TEST(FuzzServe, ReferenceAgentSurvivesAndABrokenOneIsCaught) {
   EXPECT_TRUE(reported) << "an agent that does not reconnect is reported";
 }
 
+// An AgentProtocol client cannot discover its peer (the spec has none): the hub gives its agentId
+// in AGENTCONFORM_PEER_ID, as `serve` does. Without it the reference agent refuses to start.
+TEST(FuzzServe, AnAgentProtocolClientIsGivenTheHubsAgentId) {
+  HostileHubOptions o;
+  o.protocol = Protocol::agentprotocol;
+  o.seed = 3;
+  o.duration_s = 20;
+  o.max_episodes = 2;
+  o.answer_timeout = std::chrono::milliseconds(3000);
+  o.command = std::string(AC_CLI) + " agent --protocol agentprotocol";
+  const auto report = hostile_hub(o);
+  EXPECT_TRUE(report.client_connected) << "the AgentProtocol reference agent never connected";
+  for (const auto& f : report.findings) EXPECT_NE(f.trip.oracle, "crash") << f.trip.signature << ": " << f.trip.detail;
+}
+
 }  // namespace
 }  // namespace ac::fuzz
