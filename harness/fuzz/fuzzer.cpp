@@ -577,6 +577,7 @@ bool leaks(Executor& executor, Guard& guard, const std::vector<Step>& steps, int
   (void)executor.run(steps);
   auto previous = guard.memory_bytes();
   if (!previous) return false;
+  const double first = *previous;
   std::vector<double> growth;
   for (int r = 0; r < std::max(1, repeats); ++r) {
     (void)executor.run(steps);
@@ -588,7 +589,16 @@ bool leaks(Executor& executor, Guard& guard, const std::vector<Step>& steps, int
   double total = 0;
   for (double g : growth) total += g;
   std::sort(growth.begin(), growth.end());
-  return growth[growth.size() / 2] > per_run && total / static_cast<double>(growth.size()) > per_run;
+  if (growth[growth.size() / 2] <= per_run || total / static_cast<double>(growth.size()) <= per_run) return false;
+  // A leak keeps what it took. A target that frees a session's memory only when it gets round to
+  // the session's closed connections (an event loop behind on a loaded machine) gives it back
+  // within moments: the fixed Node relay was once blamed so in CI. Look again for up to a second.
+  for (int i = 0; i < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const auto now = guard.memory_bytes();
+    if (now && *now - first < total / 2) return false;
+  }
+  return true;
 }
 
 FuzzReport run_fuzz(const FuzzOptions& options) { return Campaign(options).run(); }
