@@ -208,8 +208,12 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
     }
     // One reference for the whole batch (the handler takes the Peer by shared_ptr).
     const std::shared_ptr<Peer> self = this->shared_from_this();
+    const bool from_inbox = base != data;
     const std::size_t used = reader_.consume(base, size, [this, &self](const wire::Event& e) { on_event(e, self); });
-    if (base == inbox_.data()) {
+    // An event may have ended the session: finish() released inbox_, which `base` may point
+    // into (ASan: a heap-use-after-free when a close frame followed a frame split across reads).
+    if (finished_) return false;
+    if (from_inbox) {
       inbox_.erase(0, used);
       if (inbox_.empty()) std::string().swap(inbox_);
     } else if (used < size) {

@@ -243,38 +243,86 @@ TEST_F(Fixture, AClosedConnectionFreesItsPlaceAtOnce) {
   }
 }
 
+// A WebSocket client on a bare socket, for what WsClient will not do: hold off reading, split a
+// frame across writes.
+struct RawClient {
+  explicit RawClient(const std::string& host_port) : port(std::stoi(host_port.substr(host_port.find(':') + 1))) {}
+  ~RawClient() {
+    if (fd >= 0) ::close(fd);
+  }
+  // Connects and completes the opening handshake on /echo; `in` then holds what followed it.
+  bool open() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return false;
+    if (!send_all("GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")) {
+      return false;
+    }
+    while (in.find("\r\n\r\n") == std::string::npos) {
+      if (!read_some(std::chrono::milliseconds(5000))) return false;
+    }
+    in.erase(0, in.find("\r\n\r\n") + 4);
+    return true;
+  }
+  bool send_all(const std::string& bytes) const {
+    return ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(bytes.size());
+  }
+  // A masked client frame of at most 125 bytes (mask 0: the payload travels as is).
+  static std::string frame(std::uint8_t opcode, const std::string& payload) {
+    return std::string{static_cast<char>(0x80 | opcode), static_cast<char>(0x80 | payload.size()), 0, 0, 0, 0} + payload;
+  }
+  // Appends what arrives within `wait` to `in`; false on timeout or the end of the connection.
+  bool read_some(std::chrono::milliseconds wait) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    ended = ended || n <= 0;
+    if (n <= 0) return false;
+    in.append(buf, static_cast<std::size_t>(n));
+    return true;
+  }
+  int port;
+  int fd = -1;
+  bool ended = false;  // the server ended the connection
+  std::string in;
+};
+
+// Our close answered by the peer's, arriving in the same read as the end of a frame split across
+// reads: the session ends while the frame reader still walks the carried-over bytes, which it
+// released (ASan: heap-use-after-free in CI on 2026-11-26, an AgentProtocol client under fuzz --serve).
+TEST_F(Fixture, AClosingPeersSplitFrameEndsTheSessionCleanly) {
+  start();
+  RawClient raw(base);
+  ASSERT_TRUE(raw.open());
+  ASSERT_TRUE(raw.send_all(RawClient::frame(0x1, "close-after")));  // "last words", then the server's close
+  while (raw.in.find(std::string{static_cast<char>(0x88)}) == std::string::npos) ASSERT_TRUE(raw.read_some(5000ms)) << "no close";
+  const std::string text = RawClient::frame(0x1, std::string(100, 't'));
+  ASSERT_TRUE(raw.send_all(text.substr(0, 50)));
+  std::this_thread::sleep_for(200ms);  // the server reads the first half on its own and carries it over
+  // ... then the rest, our close, and bytes after it that the reader leaves unread.
+  ASSERT_TRUE(raw.send_all(text.substr(50) + RawClient::frame(0x8, std::string{'\x03', '\xe8'}) + RawClient::frame(0x9, "late")));
+  // The server ends the connection (and, under ASan, does not read freed memory doing so).
+  for (int i = 0; i < 50 && !raw.ended; ++i) raw.read_some(100ms);
+  EXPECT_TRUE(raw.ended) << "the server kept the connection open";
+}
+
 // A ping that arrives while a large message is still queued for the peer is answered once the
 // queue drains (RFC 6455 §5.5.3: the latest ping is owed a pong). The server used to drop it,
 // and a fuzz barrier then saw a healthy lobby as hung (an A2ACP error echoing a 900 KiB id).
 // A raw client, so that it can hold off reading while it pings.
 TEST_F(Fixture, APingBehindALargeMessageIsAnsweredWhenItDrains) {
   start();
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  ASSERT_GE(fd, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<std::uint16_t>(std::stoi(base.substr(base.find(':') + 1))));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  auto send_all = [&](const std::string& bytes) { ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size())); };
-  // A masked client frame (mask 0: the payload travels as is).
-  auto frame = [](std::uint8_t opcode, const std::string& payload) {
-    return std::string{static_cast<char>(0x80 | opcode), static_cast<char>(0x80 | payload.size()), 0, 0, 0, 0} + payload;
-  };
-  std::string in;
-  auto read_some = [&](std::chrono::milliseconds wait) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, static_cast<int>(wait.count())) <= 0) return false;
-    char buf[65536];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    in.append(buf, static_cast<std::size_t>(n));
-    return true;
-  };
-  send_all("GET /echo HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-           "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
-  while (in.find("\r\n\r\n") == std::string::npos) ASSERT_TRUE(read_some(5000ms)) << in;
-  in.erase(0, in.find("\r\n\r\n") + 4);
+  RawClient raw(base);
+  ASSERT_TRUE(raw.open());
+  auto send_all = [&](const std::string& bytes) { ASSERT_TRUE(raw.send_all(bytes)); };
+  auto frame = RawClient::frame;
+  auto read_some = [&](std::chrono::milliseconds wait) { return raw.read_some(wait); };
+  std::string& in = raw.in;
   send_all(frame(0x1, "big"));
   std::this_thread::sleep_for(300ms);  // the 7 MiB answer (under the 8 MiB send queue) outgrows the socket buffers and stays queued
   send_all(frame(0x9, "p"));
@@ -311,7 +359,6 @@ TEST_F(Fixture, APingBehindALargeMessageIsAnsweredWhenItDrains) {
       at = 0;
     }
   }
-  ::close(fd);
   EXPECT_TRUE(pong) << "no pong for a ping sent while 7 MiB were queued (" << frames << " frames read, last opcode " << last_op << ")";
 }
 
