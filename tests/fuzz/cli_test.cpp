@@ -84,14 +84,20 @@ TEST(FuzzCli, ExitCodesReportsAndReplay) {
 
 // Client fuzzing: the reference Chopsticks agent survives a hostile controller and reconnects;
 // an agent that stops answering requests is reported.
-TEST(FuzzServe, ReferenceAgentSurvivesAndABrokenOneIsCaught) {
+// A hostile hub for `episodes` connections of the reference agent of `protocol`.
+HostileHubOptions hub_for_reference_agent(Protocol protocol, std::uint64_t seed, double duration_s, std::size_t episodes) {
   HostileHubOptions o;
-  o.protocol = Protocol::chopsticks;
-  o.seed = 4;
-  o.duration_s = 60;
-  o.max_episodes = 6;
+  o.protocol = protocol;
+  o.seed = seed;
+  o.duration_s = duration_s;
+  o.max_episodes = episodes;
   o.answer_timeout = std::chrono::milliseconds(3000);
-  o.command = std::string(AC_CLI) + " agent --protocol chopsticks";
+  o.command = std::string(AC_CLI) + " agent --protocol " + std::string(protocol_name(protocol));
+  return o;
+}
+
+TEST(FuzzServe, ReferenceAgentSurvivesAndABrokenOneIsCaught) {
+  HostileHubOptions o = hub_for_reference_agent(Protocol::chopsticks, 4, 60, 6);
   const auto good = hostile_hub(o);
   EXPECT_TRUE(good.client_connected);
   EXPECT_EQ(good.episodes, 6u) << "the agent reconnected after every episode";
@@ -117,14 +123,7 @@ TEST(FuzzServe, ReferenceAgentSurvivesAndABrokenOneIsCaught) {
 // An AgentProtocol client cannot discover its peer (the spec has none): the hub gives its agentId
 // in AGENTCONFORM_PEER_ID, as `serve` does. Without it the reference agent refuses to start.
 TEST(FuzzServe, AnAgentProtocolClientIsGivenTheHubsAgentId) {
-  HostileHubOptions o;
-  o.protocol = Protocol::agentprotocol;
-  o.seed = 3;
-  o.duration_s = 20;
-  o.max_episodes = 2;
-  o.answer_timeout = std::chrono::milliseconds(3000);
-  o.command = std::string(AC_CLI) + " agent --protocol agentprotocol";
-  const auto report = hostile_hub(o);
+  const auto report = hostile_hub(hub_for_reference_agent(Protocol::agentprotocol, 3, 20, 2));
   EXPECT_TRUE(report.client_connected) << "the AgentProtocol reference agent never connected";
   for (const auto& f : report.findings) EXPECT_NE(f.trip.oracle, "crash") << f.trip.signature << ": " << f.trip.detail;
 }
