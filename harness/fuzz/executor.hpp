@@ -17,7 +17,10 @@ namespace ac::fuzz {
 
 struct ExecOptions {
   std::chrono::milliseconds answer_deadline{1500};  // after the barrier, for what is still expected
-  bool probe = true;                                // run the liveness probe after the session
+  bool probe = true;                                // run the liveness probe after the session:
+  int probe_every = 4;                              // ... after every Nth, and after any session that tripped or
+                                                    // had a connection cut (the barrier checks the session's own
+                                                    // connections every time)
   int health_every = 16;                            // ... and the health endpoint every N sessions
   bool record_transcript = false;                   // keep the wire transcript (findings)
   std::size_t transcript_entries = 400;
@@ -51,7 +54,10 @@ class Executor {
   void await_transport_end(ConnRecord& c);
   // Pings every open connection and reads up to its pong, `rounds` times (stopping early when
   // `done` says so); a live connection that does not answer within the probe timeout is a hang.
-  std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done, const ConnRecord* except = nullptr);
+  // `done` is asked after every frame received too: the barrier ends as soon as it says so.
+  // `first`: the connection pinged first in each round.
+  std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done, const ConnRecord* except = nullptr,
+                              const ConnRecord* first = nullptr);
   std::optional<Trip> collect(Exec& exec);
 
   const TargetView& target_;
@@ -60,6 +66,7 @@ class Executor {
   std::string salt_;
   std::uint64_t run_counter_ = 0;
   std::uint64_t probe_counter_ = 0;
+  std::uint64_t pings_ = 0;  // barrier pings sent (their payloads)
   std::uint64_t frames_sent_ = 0;
   Json transcript_ = Json::array();
   std::chrono::steady_clock::time_point t0_;

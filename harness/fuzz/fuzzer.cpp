@@ -262,9 +262,12 @@ class Campaign {
     ++report_.incidents;
     phase("incident", "session " + std::to_string(flight.index) + ": [" + raw.oracle + "] " + shorten(raw.signature, 80));
     const bool probe = ex.options().probe;
+    const int probe_every = ex.options().probe_every;
     ex.options().probe = true;  // every run of an incident ends with the liveness probe
+    ex.options().probe_every = 1;
     handle(ex, flight, std::move(raw));
     ex.options().probe = probe;
+    ex.options().probe_every = probe_every;
     ex.options().record_transcript = false;
   }
 

@@ -3,8 +3,8 @@
 // session can be executed again (minimization, replay) without colliding with what an earlier
 // execution left on the target:
 //   ${a} ${b} ${c}      agent ids unique to the execution (AgentProtocol: the base64 public key
-//                       of a key made for the execution; A2ACP target agents: ids leased from
-//                       the target's directory pools)
+//                       of a key the job reuses every 32 sessions; A2ACP target agents: ids leased
+//                       from the target's directory pools)
 //   ${a.token}          a value an http step captured (ALP auth_token, A2ACP token, ...)
 //   ${uuid:N}           the N-th fresh UUIDv4 of the execution (stable within it)
 //   ${now}              the current time, ISO 8601 UTC

@@ -104,7 +104,7 @@ struct WsEvent {
   std::string close_reason;
   bool invalid_utf8 = false;
   bool transport_closed = false;  // the TCP connection ended (with or without a close frame)
-  std::uint64_t repeats = 1;      // ping/pong: how many arrived in a row before the case took them
+  std::uint64_t repeats = 1;      // ping/pong: how many with this payload arrived in a row before the case took them
   std::chrono::system_clock::time_point at;
 };
 

@@ -267,7 +267,16 @@ class WsSession final : public Session, public Peer, public std::enable_shared_f
         begin_close(e.close_code == close_code::no_status ? 0 : e.close_code, "", /*drain=*/false, /*teardown=*/true);
         return;
       case Kind::violation:
-        begin_close(e.close_code, "", /*drain=*/false, /*teardown=*/true);
+        if (close_queued_) {
+          // Our close went first and the peer broke the protocol answering it (a close frame
+          // with code 1005 or 999): nothing more can complete the handshake, so the TCP
+          // connection ends now, not at the handshake timeout 10 s later (a fuzz session's
+          // close step waited out its 5 s probe timeout for it, 2026-11-26).
+          teardown_after_close_ = true;
+          if (close_written_) force_close();
+        } else {
+          begin_close(e.close_code, "", /*drain=*/false, /*teardown=*/true);
+        }
         finish({e.close_code, e.what});
         return;
     }

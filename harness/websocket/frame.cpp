@@ -22,9 +22,10 @@ std::string encode(const FrameSpec& spec) {
   }
   if (spec.masked) {
     for (auto b : spec.mask_key) out.push_back(static_cast<char>(b));
-    for (std::size_t i = 0; i < spec.payload.size(); ++i) {
-      out.push_back(static_cast<char>(static_cast<std::uint8_t>(spec.payload[i]) ^ spec.mask_key[i % 4]));
-    }
+    // Appended whole, then masked in place: a push_back per byte was 2.5 % of a fuzz campaign.
+    const std::size_t at = out.size();
+    out += spec.payload;
+    for (std::size_t i = 0; i < spec.payload.size(); ++i) out[at + i] = static_cast<char>(static_cast<std::uint8_t>(out[at + i]) ^ spec.mask_key[i % 4]);
   } else {
     out += spec.payload;
   }

@@ -1,5 +1,8 @@
 #include "reference/alp/registry.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "harness/crypto/base64.hpp"
 #include "harness/crypto/random.hpp"
 #include "harness/protocols/typed/stamp.hpp"
@@ -23,14 +26,22 @@ bool Registry::issue_token(AgentRecord& agent, TimePoint now, std::chrono::milli
 
 bool Registry::make_room(TimePoint now) {
   if (agents_.size() < max_agents_) return true;
-  auto victim = agents_.end();
+  // A full registry frees the older half of the records no one holds (offline, token expired),
+  // least recently seen first, in one scan: freeing only the oldest one scanned all 10,000
+  // records again for every new agent under a stream of registrations (a fuzz campaign
+  // registers ~1,000 agents a second).
+  std::vector<decltype(agents_)::iterator> free;
   for (auto it = agents_.begin(); it != agents_.end(); ++it) {
-    if (held(it->second, now)) continue;
-    if (victim == agents_.end() || it->second.last_seen < victim->second.last_seen) victim = it;
+    if (!held(it->second, now)) free.push_back(it);
   }
-  if (victim == agents_.end()) return false;
-  if (!victim->second.token.empty()) tokens_.erase(victim->second.token);
-  agents_.erase(victim);
+  if (free.empty()) return false;
+  const std::size_t count = std::max<std::size_t>(1, free.size() / 2);
+  std::nth_element(free.begin(), free.begin() + static_cast<std::ptrdiff_t>(count - 1), free.end(),
+                   [](const auto& a, const auto& b) { return a->second.last_seen < b->second.last_seen; });
+  for (std::size_t i = 0; i < count; ++i) {
+    if (!free[i]->second.token.empty()) tokens_.erase(free[i]->second.token);
+    agents_.erase(free[i]);
+  }
   return true;
 }
 

@@ -100,6 +100,35 @@ TEST_F(Fixture, WebSocketEchoTextAndBinary) {
   EXPECT_EQ(next_event(**c).data, std::string("bin:\x00\x01", 6));
 }
 
+// Pongs the case has not read yet are counted, not stored one by one, only while their payload
+// repeats: a pong answering a ping of ours stays its own event behind another one. (A fuzz barrier
+// waits for the pong of its own tagged ping; merged into the pong of the session's unsolicited
+// ping, it was never seen, and a healthy Chopsticks lobby looked hung for 5 s, 2026-11-26.)
+TEST_F(Fixture, PongsWithDifferentPayloadsStayApart) {
+  start();
+  auto c = WsClient::connect(runtime, "ws://" + base + "/echo?name=ann", {});
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(next_event(**c).data, "hello ann");
+  (*c)->ping("one");
+  (*c)->ping("two");
+  (*c)->ping("two");
+  (*c)->send_text("after");  // its echo comes after the three pongs: all three are queued then
+  std::vector<WsEvent> events;
+  for (int i = 0; i < 4; ++i) {
+    events.push_back(next_event(**c));
+    if (events.back().kind == ws::Event::Kind::text) break;
+  }
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[0].kind, ws::Event::Kind::pong);
+  EXPECT_EQ(events[0].data, "one");
+  EXPECT_EQ(events[1].kind, ws::Event::Kind::pong);
+  EXPECT_EQ(events[1].data, "two");
+  std::uint64_t twos = events[1].repeats;
+  if (events.size() == 4) twos += events[2].repeats;  // (the second "two" was read before the first was taken, or not)
+  EXPECT_EQ(twos, 2u);
+  EXPECT_EQ(events.back().data, "txt:after");
+}
+
 TEST_F(Fixture, RefusedUpgradeCarriesStatusAndBody) {
   start();
   auto c = WsClient::connect(runtime, "ws://" + base + "/echo?token=bad", {});
@@ -309,6 +338,23 @@ TEST_F(Fixture, AClosingPeersSplitFrameEndsTheSessionCleanly) {
   // The server ends the connection (and, under ASan, does not read freed memory doing so).
   for (int i = 0; i < 50 && !raw.ended; ++i) raw.read_some(100ms);
   EXPECT_TRUE(raw.ended) << "the server kept the connection open";
+}
+
+// Our close answered by a close frame the protocol forbids (code 1005, RFC 6455 §7.4.1): the
+// handshake cannot complete, so the server ends the connection at once instead of waiting out its
+// handshake timeout (10 s, the default kept here). A fuzz session closing with 1005 right after a
+// Chopsticks version rejection waited 5 s for it, 2026-11-26.
+TEST_F(Fixture, AForbiddenCloseCodeAnsweringOursEndsTheConnectionAtOnce) {
+  start();
+  for (const std::string code : {std::string{'\x03', '\xed'}, std::string{'\x03', '\xe7'}}) {  // 1005, 999
+    RawClient raw(base);
+    ASSERT_TRUE(raw.open());
+    ASSERT_TRUE(raw.send_all(RawClient::frame(0x1, "close-after")));  // "last words", then the server's close
+    while (raw.in.find(std::string{static_cast<char>(0x88)}) == std::string::npos) ASSERT_TRUE(raw.read_some(5000ms)) << "no close";
+    ASSERT_TRUE(raw.send_all(RawClient::frame(0x8, code)));
+    for (int i = 0; i < 50 && !raw.ended; ++i) raw.read_some(100ms);  // 5 s, half the handshake timeout
+    EXPECT_TRUE(raw.ended) << "the server kept the connection open for 5 s";
+  }
 }
 
 // A ping that arrives while a large message is still queued for the peer is answered once the

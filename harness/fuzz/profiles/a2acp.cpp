@@ -82,12 +82,19 @@ class A2acp final : public Profile {
     s.push_back(text_step("b", message("b", "broker", "response", "accept_handshake",
                                        {{"accepted", true}, {"collaboration_id", "${b.collab}"}, {"correlation_id", "${id:h-1}"}}, 2)));
     s.push_back(await_step("a", "\"contract\"", {{"contract", "/payload/contract/contract_id"}}));
-    s.push_back(text_step("a", message("a", "b", "request", "provision_test_dataset",
-                                       {{"test_scenario_id", "scenario-1"}, {"dataset_type", "patient_demographics"}, {"record_count", 10},
-                                        {"contract_id", "${contract}"}, {"correlation_id", "${id:r-1}"}}, 3)));
-    s.push_back(await_step("b", "scenario-1"));
-    s.push_back(text_step("b", message("b", "a", "response", "provision_test_dataset",
-                                       {{"dataset_id", "dataset-1"}, {"record_count", 10}, {"contract_id", "${contract}"}, {"correlation_id", "${id:r-1}"}}, 4)));
+    // One handshake, then 1-3 exchanges under its contract (a session reuses the handshake
+    // instead of paying a new one for every exchange: issue 16's fuzz throughput).
+    const int exchanges = 1 + static_cast<int>(pick(rng, 3));
+    for (int r = 1; r <= exchanges; ++r) {
+      const std::string n = std::to_string(r);
+      s.push_back(text_step("a", message("a", "b", "request", "provision_test_dataset",
+                                         {{"test_scenario_id", "scenario-" + n}, {"dataset_type", "patient_demographics"}, {"record_count", 10},
+                                          {"contract_id", "${contract}"}, {"correlation_id", "${id:r-" + n + "}"}}, 3 + 10 * (r - 1))));
+      s.push_back(await_step("b", "scenario-" + n + "\""));
+      s.push_back(text_step("b", message("b", "a", "response", "provision_test_dataset",
+                                         {{"dataset_id", "dataset-" + n}, {"record_count", 10}, {"contract_id", "${contract}"},
+                                          {"correlation_id", "${id:r-" + n + "}"}}, 4 + 10 * (r - 1))));
+    }
     if (chance(rng, 0.5)) {
       s.push_back(text_step("a", message("a", "b", "event", "provision_test_dataset", {{"contract_id", "${contract}"}, {"note", "done"}}, 5)));
     }
@@ -131,7 +138,7 @@ class A2acp final : public Profile {
         return "structure: intent" + at;
       }
       case 3: {
-        auto reqs = text_steps_with(s, "scenario-1");
+        auto reqs = text_steps_with(s, "\"test_scenario_id\"");
         if (reqs.empty()) return {};
         const std::size_t k = reqs[pick(rng, reqs.size())];
         if (chance(rng, 0.3)) set_pointer(s[k], "/payload/blob", std::string(950 * 1024, 'p'));  // over the 900 KB payload limit

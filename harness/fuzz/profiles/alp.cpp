@@ -69,20 +69,29 @@ class Alp final : public Profile {
                              {{"capability_filter", {{"name", "fuzz.echo"}, {"version_match", "1.x"}, {"keywords", {"echo"}}}}, {"max_results", 5}}, 3);
     discover["conversation_id"] = "${uuid:30}";
     s.push_back(text_step("a", discover));
-    s.push_back(text_step("a", envelope("a", "b", "DIRECT_MESSAGE", {{"content_type", "text/plain"}, {"content", "hello b"}}, 4)));
-    Json invoke = envelope("a", "b", "INVOKE_CAPABILITY_REQUEST",
-                           {{"capability_name", "fuzz.echo"}, {"capability_version", "1.0.0"}, {"input_data", {{"text", "ping"}}}}, 5);
-    invoke["conversation_id"] = "${uuid:31}";
-    s.push_back(text_step("a", invoke));
-    Json progress = envelope("b", "a", "INVOKE_CAPABILITY_RESPONSE",
-                             {{"request_message_id", "${uuid:5}"}, {"status", "in_progress"}, {"progress_info", {{"percentage", 50}, {"description", "half"}}}}, 6);
-    progress["conversation_id"] = "${uuid:31}";
-    s.push_back(text_step("b", progress));
-    Json done = envelope("b", "a", "INVOKE_CAPABILITY_RESPONSE",
-                         {{"request_message_id", "${uuid:5}"}, {"status", "success"}, {"output_data", {{"text", "ping"}}}}, 7);
-    done["conversation_id"] = "${uuid:31}";
-    s.push_back(text_step("b", done));
-    s.push_back(text_step("a", envelope("a", "lobby", "PING", {{"nonce", "n-1"}}, 8)));
+    // 1-3 rounds of messages and invocations between the registered agents: a session reuses
+    // its registrations and connections instead of paying for new ones every few messages
+    // (issue 16). Round r's message ids are ${uuid:N} with N = 4..8 plus 40 per round after the first.
+    const int rounds = 1 + static_cast<int>(pick(rng, 3));
+    for (int r = 1; r <= rounds; ++r) {
+      const int id = 40 * (r - 1);
+      const std::string uuid_of_invoke = "${uuid:" + std::to_string(5 + id) + "}";
+      const std::string conversation = "${uuid:" + std::to_string(31 + id) + "}";
+      s.push_back(text_step("a", envelope("a", "b", "DIRECT_MESSAGE", {{"content_type", "text/plain"}, {"content", "hello b"}}, 4 + id)));
+      Json invoke = envelope("a", "b", "INVOKE_CAPABILITY_REQUEST",
+                             {{"capability_name", "fuzz.echo"}, {"capability_version", "1.0.0"}, {"input_data", {{"text", "ping"}}}}, 5 + id);
+      invoke["conversation_id"] = conversation;
+      s.push_back(text_step("a", invoke));
+      Json progress = envelope("b", "a", "INVOKE_CAPABILITY_RESPONSE",
+                               {{"request_message_id", uuid_of_invoke}, {"status", "in_progress"}, {"progress_info", {{"percentage", 50}, {"description", "half"}}}}, 6 + id);
+      progress["conversation_id"] = conversation;
+      s.push_back(text_step("b", progress));
+      Json done = envelope("b", "a", "INVOKE_CAPABILITY_RESPONSE",
+                           {{"request_message_id", uuid_of_invoke}, {"status", "success"}, {"output_data", {{"text", "ping"}}}}, 7 + id);
+      done["conversation_id"] = conversation;
+      s.push_back(text_step("b", done));
+      s.push_back(text_step("a", envelope("a", "lobby", "PING", {{"nonce", "n-" + std::to_string(r)}}, 8 + id)));
+    }
     if (chance(rng, 0.5)) {
       // b leaves, c arrives, a writes to c.
       s.push_back(text_step("b", envelope("b", "lobby", "UNREGISTER_CLIENT", {{"reason", "shutting_down"}}, 9)));
