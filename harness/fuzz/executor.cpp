@@ -38,7 +38,8 @@ bool internal_error(int status) { return status == 500; }
 }  // namespace
 
 Executor::Executor(const TargetView& target, Protocol protocol, ExecOptions options)
-    : target_(target), profile_(profile_for(protocol)), options_(options) {
+    : runtime_(net::Runtime::CallerDriven{}, target.runtime), target_(target), profile_(profile_for(protocol)), options_(options) {
+  target_.runtime = &runtime_;
   // A per-executor salt keeps ids apart when several fuzzers share one target; it never
   // influences what is generated.
   salt_ = std::to_string(std::random_device{}() % 1000000);
@@ -367,11 +368,11 @@ std::optional<Trip> Executor::do_await(Exec& exec, const Step& step) {
     for (; scanned < c->events.size(); ++scanned) {
       const auto& e = c->events[scanned];
       if (e.kind != ws::Event::Kind::text || e.data.find(needle) == std::string::npos) continue;
-      const Json body = parse_loose(e.data);
+      const Json* body = step.capture.empty() ? nullptr : event_object(e);  // read once, for the oracles too
       for (const auto& [var, pointer] : step.capture) {
         try {
           const Json::json_pointer p(pointer);
-          if (!body.is_discarded() && body.contains(p) && body[p].is_string()) exec.vars[var] = body[p].get<std::string>();
+          if (body != nullptr && body->contains(p) && body->at(p).is_string()) exec.vars[var] = body->at(p).get<std::string>();
         } catch (const Json::exception&) {
         }
       }

@@ -60,7 +60,10 @@ class Executor {
                               const ConnRecord* first = nullptr);
   std::optional<Trip> collect(Exec& exec);
 
-  const TargetView& target_;
+  // This executor's own I/O, run by the thread that runs the sessions (one fuzz job): see
+  // net::Runtime::CallerDriven. target_ is the caller's view with this runtime in it.
+  net::Runtime runtime_;
+  TargetView target_;
   const Profile& profile_;
   ExecOptions options_;
   std::string salt_;

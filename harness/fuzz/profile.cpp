@@ -44,7 +44,12 @@ Json parse_loose(std::string_view text) {
   return Json::parse(text, nullptr, false);
 }
 
-bool plain_json_object(const std::string& text) { return !text.starts_with("\xEF\xBB\xBF") && strict_object(text).has_value(); }
+std::optional<Json> plain_object(const std::string& text) {
+  if (text.starts_with("\xEF\xBB\xBF")) return std::nullopt;
+  return strict_object(text);
+}
+
+bool plain_json_object(const std::string& text) { return plain_object(text).has_value(); }
 
 std::string lenient_member(const std::string& text, const char* key) {
   const std::string quoted = std::string("\"") + key + "\"";
@@ -67,6 +72,11 @@ std::optional<Json> event_object(const net::WsEvent& e) {
   Json j = parse_loose(e.data);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return j;
+}
+
+const Json* event_object(const Received& e) {
+  if (!e.object) e.object = event_object(static_cast<const net::WsEvent&>(e));
+  return *e.object ? &**e.object : nullptr;
 }
 
 std::string shorten(const std::string& s, std::size_t n) {

@@ -42,6 +42,14 @@ struct Trip {
 };
 
 // One connection of an execution, as the oracles see it.
+// A received event, with its JSON object once an oracle asked for it (event_object): the oracles
+// read every event of a session several times (satisfied() after each drain, then judge()), and
+// parsing it again each time was a tenth of an A2ACP campaign (perf, issue 16).
+struct Received : net::WsEvent {
+  Received(net::WsEvent e) : net::WsEvent(std::move(e)) {}  // NOLINT: every WsEvent is one, as received
+  mutable std::optional<std::optional<Json>> object;        // outer: parsed yet; inner: an object
+};
+
 struct ConnRecord {
   std::string label;
   std::string id;                        // the agent id the label stands for
@@ -55,7 +63,7 @@ struct ConnRecord {
   std::uint16_t close_code = 0;
   bool refused = false;     // the upgrade was answered with a non-101 status
   int refused_status = 0;
-  std::vector<net::WsEvent> events;  // text, binary and close events received (bounded, below)
+  std::vector<Received> events;      // text, binary and close events received (bounded, below)
   std::size_t events_bytes = 0;      // their data
   std::uint64_t events_dropped = 0;  // past kMaxConnEvents / kMaxConnEventBytes: counted, not kept
   std::vector<std::string> sent;     // text payloads sent, after substitution and signing
@@ -152,6 +160,7 @@ std::optional<Json> strict_object(const std::string& text);  // the project's st
 // byte-order mark (RFC 8259 forbids sending one; a reader may skip it, so a frame with one is
 // neither owed an answer nor tracked: refused, ignored or read, all are fine).
 bool plain_json_object(const std::string& text);
+std::optional<Json> plain_object(const std::string& text);  // that object (read once by sent())
 // nlohmann's lenient reading, discarded when the text nests deeper than kLooseDepth: the fuzzer
 // generates (and hostile targets send) nesting thousands deep, which nlohmann copies, compares and
 // serializes recursively, deep enough to overflow a worker thread's stack.
@@ -161,6 +170,7 @@ Json parse_loose(std::string_view text);
 // number out of range, a lone surrogate): "" when there is none.
 std::string lenient_member(const std::string& text, const char* key);
 std::optional<Json> event_object(const net::WsEvent& e);       // a received text frame as an object
+const Json* event_object(const Received& e);                    // the same, read once per event
 std::string shorten(const std::string& s, std::size_t n = 200);  // cut at a UTF-8 character boundary
 std::string dump_text(const Json& j);  // compact JSON, bytes that are not UTF-8 replaced (never throws)
 std::string member_string(const Json& j, const char* key);     // "" when absent or not a string

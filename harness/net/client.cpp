@@ -7,7 +7,6 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <charconv>
-#include <future>
 #include <random>
 #include <thread>
 
@@ -18,19 +17,52 @@ namespace ac::net {
 
 using namespace detail;
 
+// A zero wait on a caller-driven runtime runs at most this many ready handlers, for at most this
+// long: under a flood each handler decodes thousands of frames, and a fuzz session's zero waits
+// (drain, many per session) must stay cheap.
+constexpr int kReadyHandlersPerWait = 64;
+constexpr std::chrono::milliseconds kReadyWorkPerWait{1};
+
 // See WsClient::Impl::over_budget().
 constexpr std::size_t kRuntimeFloorBytes = 256 * 1024;
 
 struct Runtime::Impl {
+  explicit Impl(bool caller_driven) : driven(caller_driven), ioc(caller_driven ? 1 : BOOST_ASIO_CONCURRENCY_HINT_DEFAULT) {}
+
+  const bool driven;  // no I/O threads: the waiting thread runs the handlers (Runtime::CallerDriven)
   asio::io_context ioc;
   // Bytes of unread WebSocket events over all clients of this runtime (kRuntimeQueuedBytes).
   std::shared_ptr<std::atomic<std::size_t>> queued = std::make_shared<std::atomic<std::size_t>>(0);
   asio::executor_work_guard<asio::io_context::executor_type> work{ioc.get_executor()};
   std::vector<std::thread> threads;
+
+  // Waits until `done()` or the deadline. On a caller-driven runtime the wait runs the I/O: what
+  // is ready first (a zero timeout still reads what has arrived), then one handler at a time.
+  // Never io_context::poll(): a peer that floods (pings, which merge into one event) keeps the
+  // reactor ready for ever, and a zero wait would never return (the hostile ping_flood peer).
+  // A flood is read at the pace of the waits, and TCP holds the rest back at the peer.
+  // `done` takes its own locks: no lock may be held here, as the handlers take them too.
+  template <class Done>
+  bool drive_until(std::chrono::steady_clock::time_point deadline, Done&& done) {
+    if (done()) return true;
+    const auto ready_until = std::chrono::steady_clock::now() + kReadyWorkPerWait;
+    for (int i = 0; i < kReadyHandlersPerWait && !done(); ++i) {
+      if (ioc.poll_one() == 0 || std::chrono::steady_clock::now() >= ready_until) break;
+    }
+    while (!done()) {
+      if (std::chrono::steady_clock::now() >= deadline || ioc.stopped()) return false;
+      ioc.run_one_until(deadline);
+    }
+    return true;
+  }
 };
 
-Runtime::Runtime(std::size_t threads) : impl_(std::make_unique<Impl>()) {
+Runtime::Runtime(std::size_t threads) : impl_(std::make_unique<Impl>(false)) {
   for (std::size_t i = 0; i < (threads == 0 ? 1 : threads); ++i) impl_->threads.emplace_back([this] { impl_->ioc.run(); });
+}
+
+Runtime::Runtime(CallerDriven, const Runtime* budget) : impl_(std::make_unique<Impl>(true)) {
+  if (budget != nullptr) impl_->queued = budget->impl_->queued;
 }
 
 Runtime::~Runtime() {
@@ -239,25 +271,51 @@ asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request
   co_return co_await exchange(std::move(stream), ctx, std::move(req), timeout, max_body, ws_key);
 }
 
+// A value one handler hands to the waiting thread (which runs the handlers itself on a
+// caller-driven runtime, so a std::future it blocked on would never be set).
+template <class T>
+class Completion {
+ public:
+  void set(T value) {
+    std::lock_guard lock(mutex_);
+    value_ = std::move(value);
+    cv_.notify_all();
+  }
+  std::optional<T> take(Runtime::Impl& runtime, std::chrono::steady_clock::time_point deadline) {
+    if (runtime.driven) {
+      runtime.drive_until(deadline, [this] {
+        std::lock_guard lock(mutex_);
+        return value_.has_value();
+      });
+    }
+    std::unique_lock lock(mutex_);
+    cv_.wait_until(lock, deadline, [this] { return value_.has_value(); });
+    return std::move(value_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::optional<T> value_;
+};
+
 // Runs open() on the runtime and waits for it (the coroutine enforces the deadline itself;
 // the wait has a margin so a stuck resolver cannot hold the caller forever).
 Result run_open(Runtime& runtime, const ParsedUrl& url, http::request<http::string_body> req, std::chrono::milliseconds timeout,
                 std::size_t max_body, const TlsClientOptions& tls, const std::string& ws_key) {
-  auto promise = std::make_shared<std::promise<Result>>();
-  auto future = promise->get_future();
+  auto done = std::make_shared<Completion<Result>>();
   auto& ioc = runtime.impl().ioc;
   asio::co_spawn(ioc, open(ioc, url, std::move(req), timeout, max_body, tls, ws_key),
-                 [promise](std::exception_ptr ex, Result r) {
+                 [done](std::exception_ptr ex, Result r) {
                    if (ex) {
-                     promise->set_value(unexpected(ClientError{ClientError::Kind::protocol, "internal error while connecting"}));
+                     done->set(unexpected(ClientError{ClientError::Kind::protocol, "internal error while connecting"}));
                    } else {
-                     promise->set_value(std::move(r));
+                     done->set(std::move(r));
                    }
                  });
-  if (future.wait_for(timeout * 2 + std::chrono::seconds(1)) != std::future_status::ready) {
-    return unexpected(ClientError{ClientError::Kind::timeout, "no answer within " + std::to_string(timeout.count()) + " ms"});
-  }
-  return future.get();
+  auto r = done->take(runtime.impl(), std::chrono::steady_clock::now() + timeout * 2 + std::chrono::seconds(1));
+  if (!r) return unexpected(ClientError{ClientError::Kind::timeout, "no answer within " + std::to_string(timeout.count()) + " ms"});
+  return std::move(*r);
 }
 
 http::request<http::string_body> make_request(const std::string& method, const ParsedUrl& url, const Headers& headers,
@@ -313,13 +371,15 @@ struct WsClient::Impl : std::enable_shared_from_this<WsClient::Impl> {
   std::size_t queued_bytes = 0;  // under mutex
   bool paused = false;           // under mutex
   std::shared_ptr<std::atomic<std::size_t>> runtime_queued;
+  Runtime::Impl* runtime;  // outlives the client (its io_context runs the handlers); waits drive it when caller-driven
 
-  Impl(std::shared_ptr<Conn> c, WsConnectOptions o, std::shared_ptr<std::atomic<std::size_t>> rq)
+  Impl(std::shared_ptr<Conn> c, WsConnectOptions o, Runtime::Impl& rt)
       : conn(std::move(c)),
         options(std::move(o)),
         decoder(options.max_message_bytes),
         assembler(options.max_message_bytes),
-        runtime_queued(std::move(rq)) {}
+        runtime_queued(rt.queued),
+        runtime(&rt) {}
   ~Impl() { *runtime_queued -= queued_bytes; }
 
   static std::size_t cost(const WsEvent& e) { return e.data.size() + e.close_reason.size() + sizeof(WsEvent); }
@@ -561,7 +621,7 @@ Expected<std::shared_ptr<WsClient>, ClientError> WsClient::connect(Runtime& runt
   if (!opened) return unexpected(opened.error());
   auto client = std::shared_ptr<WsClient>(new WsClient());
   client->handshake_ = opened->response;
-  client->impl_ = std::make_shared<Impl>(opened->conn, options, runtime.impl().queued);
+  client->impl_ = std::make_shared<Impl>(opened->conn, options, runtime.impl());
   const auto data = opened->leftover.cdata();
   client->impl_->start(std::string(static_cast<const char*>(data.data()), data.size()));
   return client;
@@ -588,14 +648,13 @@ void WsClient::send_raw(std::string bytes) {
 }
 
 bool WsClient::flush(std::chrono::milliseconds timeout) {
-  auto done = std::make_shared<std::promise<void>>();
-  auto future = done->get_future();
+  auto done = std::make_shared<Completion<bool>>();
   // Posted behind every send_* before it on this strand, so it sees their bytes in the queue.
   impl_->on_strand([done](Impl& i) mutable {
-    if (i.outq.empty() && !i.writing) return done->set_value();
-    i.drained.push_back([done] { done->set_value(); });
+    if (i.outq.empty() && !i.writing) return done->set(true);
+    i.drained.push_back([done] { done->set(true); });
   });
-  return future.wait_for(timeout) == std::future_status::ready;
+  return done->take(*impl_->runtime, std::chrono::steady_clock::now() + timeout).has_value();
 }
 
 void WsClient::ping(std::string payload) {
@@ -615,8 +674,14 @@ void WsClient::abort() {
 }
 
 std::optional<WsEvent> WsClient::next(std::chrono::milliseconds timeout) {
+  if (impl_->runtime->driven) {
+    impl_->runtime->drive_until(std::chrono::steady_clock::now() + timeout, [&] {
+      std::lock_guard lock(impl_->mutex);
+      return !impl_->events.empty() || impl_->transport_closed;
+    });
+  }
   std::unique_lock lock(impl_->mutex);
-  impl_->cv.wait_for(lock, timeout, [&] { return !impl_->events.empty() || impl_->transport_closed; });
+  if (!impl_->runtime->driven) impl_->cv.wait_for(lock, timeout, [&] { return !impl_->events.empty() || impl_->transport_closed; });
   if (!impl_->events.empty()) {
     WsEvent e = impl_->take_front();
     // Taking events may bring the connection back under its budget: read on at once.

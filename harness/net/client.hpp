@@ -27,6 +27,14 @@ namespace ac::net {
 class Runtime {
  public:
   explicit Runtime(std::size_t threads = 1);
+  // No I/O thread: the I/O runs on the thread that waits (connect, http_request, next, flush),
+  // and that thread alone may use the runtime and its clients. For a fuzz job, which is one
+  // thread: handing every frame to an I/O thread and every event back cost a dozen futex calls
+  // and two context switches per frame, a third of a campaign on two cores (issue 16, perf).
+  // `budget`: share that runtime's cap on unread bytes (kRuntimeQueuedBytes), so N jobs hold no
+  // more than one runtime would.
+  struct CallerDriven {};
+  explicit Runtime(CallerDriven, const Runtime* budget = nullptr);
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;

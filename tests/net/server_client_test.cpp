@@ -408,5 +408,32 @@ TEST_F(Fixture, APingBehindALargeMessageIsAnsweredWhenItDrains) {
   EXPECT_TRUE(pong) << "no pong for a ping sent while 7 MiB were queued (" << frames << " frames read, last opcode " << last_op << ")";
 }
 
+// A caller-driven runtime (a fuzz job's) has no I/O thread: connecting, reading, flushing and
+// closing all make progress only inside the caller's waits, and a wait of zero still reads what
+// has arrived. A wait that only blocked (as on a threaded runtime) would time out on each.
+TEST_F(Fixture, ACallerDrivenRuntimeRunsItsIoInsideTheCallersWaits) {
+  start();
+  Runtime driven(Runtime::CallerDriven{}, &runtime);
+  auto r = http_request(driven, HttpCall{"POST", "http://" + base + "/hello", {}, "x"});
+  ASSERT_TRUE(r) << r.error().describe();
+  EXPECT_EQ(r->status, 201);
+  auto c = WsClient::connect(driven, "ws://" + base + "/echo?name=bo", {});
+  ASSERT_TRUE(c) << c.error().describe();
+  EXPECT_EQ(next_event(**c).data, "hello bo");
+  (*c)->send_text("one");
+  EXPECT_TRUE((*c)->flush(5s)) << "the frame never left: nothing ran the write";
+  std::this_thread::sleep_for(100ms);  // the echo is in our socket buffer, unread: nobody drives
+  auto e = (*c)->next(0ms);
+  ASSERT_TRUE(e.has_value()) << "a zero wait did not read what had arrived";
+  EXPECT_EQ(e->data, "txt:one");
+  (*c)->close(close_code::normal, "done");
+  bool ended = false;
+  for (int i = 0; i < 10 && !ended; ++i) {
+    auto closing = (*c)->next(1s);
+    ended = closing && closing->transport_closed;
+  }
+  EXPECT_TRUE(ended) << "the close handshake did not finish under the caller's waits";
+}
+
 }  // namespace
 }  // namespace ac::net

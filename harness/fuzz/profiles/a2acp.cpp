@@ -234,8 +234,9 @@ class A2acp final : public Profile {
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
     // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
-    if (!plain_json_object(payload)) return;
-    auto decoded = profile_of(Protocol::a2acp).decode(payload);
+    auto object = plain_object(payload);
+    if (!object) return;
+    auto decoded = profile_of(Protocol::a2acp).check(std::move(*object));
     if (!decoded) {
       owe_error(c, payload);
       return;

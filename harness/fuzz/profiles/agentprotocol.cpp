@@ -63,15 +63,14 @@ Expected<crypto::Ed25519PrivateKey, crypto::CryptoError> rotating_identity() {
 // from.agentId and that signature base: an Ed25519 signature made over those bytes with that key
 // verifies. So sent() learns what verify_text() would say without its Ed25519 check (130 us on
 // this machine), which re-verified every frame the fuzzer had just signed: a fifth of a campaign.
-bool signed_here_intact(const Exec& exec, const std::string& payload) {
+// `parsed`: the payload as the strict reader read it.
+bool signed_here_intact(const Exec& exec, const std::string& payload, const Json& parsed) {
   const Json& own = at_path(exec.state, {"own"});
   const auto it = own.is_object() ? own.find(payload) : own.end();
-  if (it == own.end()) return false;
-  auto parsed = json::parse_strict(payload);
-  if (!parsed || !parsed->is_object()) return false;
-  if (member_string(*parsed, "signature") != member_string(*it, "signature")) return false;
-  if (string_at(*parsed, {"from", "agentId"}) != member_string(*it, "agent")) return false;
-  auto base = ap::signature_base(*parsed);
+  if (it == own.end() || !parsed.is_object()) return false;
+  if (member_string(parsed, "signature") != member_string(*it, "signature")) return false;
+  if (string_at(parsed, {"from", "agentId"}) != member_string(*it, "agent")) return false;
+  auto base = ap::signature_base(parsed);
   return base && *base == member_string(*it, "base");
 }
 
@@ -223,10 +222,12 @@ class AgentProtocol final : public Profile {
 
   void sent(Exec& exec, ConnRecord& c, const std::string& payload) const override {
     // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
-    if (!plain_json_object(payload)) return;
-    if (signed_here_intact(exec, payload)) {
+    // Read once, strictly, for all of this (verify_text and decode read the same way).
+    auto object = plain_object(payload);
+    if (!object) return;
+    if (signed_here_intact(exec, payload, *object)) {
       // Verifies: fall through to what a verified message owes.
-    } else if (auto verified = ap::verify_text(payload); !verified) {
+    } else if (auto verified = ap::verify(*object); !verified) {
       const std::string code(verified.error().code());
       // Only a present signature that fails is owed INVALID_SIGNATURE by name; a missing one
       // (signing is a SHOULD) and unusable messages are owed an error.
@@ -236,7 +237,7 @@ class AgentProtocol final : public Profile {
       owe_error(c, payload, present_but_bad ? code : "");
       return;
     }
-    auto decoded = profile_of(Protocol::agentprotocol).decode(payload);
+    auto decoded = profile_of(Protocol::agentprotocol).check(std::move(*object));
     if (!decoded) {
       owe_error(c, payload);
       return;

@@ -162,7 +162,8 @@ class Agora final : public Profile {
       streams[key] = "uncertain";
       if (c.expect.contains("chunks")) c.expect["chunks"].erase(key);
     };
-    if (!plain_json_object(payload)) {
+    auto object = plain_object(payload);
+    if (!object) {
       // Not JSON (a byte-order mark included): refused or ignored, it is neither lost nor a
       // violation; if a lenient relay reads it anyway, its stream is no longer judged.
       if (const std::string sid = lenient_member(payload, "stream_id"); !sid.empty()) {
@@ -170,7 +171,7 @@ class Agora final : public Profile {
       }
       return;
     }
-    auto decoded = profile_of(Protocol::agora).decode(payload);
+    auto decoded = profile_of(Protocol::agora).check(std::move(*object));
     if (!decoded) {
       owe("broken frame");
       // A relay "forwards as-is" (AG-2): one that does not read a frame as strictly as we do may

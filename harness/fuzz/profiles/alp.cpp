@@ -250,8 +250,9 @@ class Alp final : public Profile {
     Json& errors = c.expect["errors"];
     if (!errors.is_array()) errors = Json::array();
     // Not JSON at all (a byte-order mark included): refusing or ignoring it are both fine.
-    if (!plain_json_object(payload)) return;
-    auto decoded = profile_of(Protocol::alp).decode(payload);
+    auto object = plain_object(payload);
+    if (!object) return;
+    auto decoded = profile_of(Protocol::alp).check(std::move(*object));
     if (!decoded) {
       Json o{{"why", decoded.error().code + " at " + decoded.error().pointer}, {"frame", shorten(payload)}};
       if (!decoded.error().message_id.empty()) o["message_id"] = decoded.error().message_id;
