@@ -17,16 +17,11 @@
 #include <string>
 #include <string_view>
 
+#include "harness/websocket/frame.hpp"
+
 namespace ac::net::wire {
 
-namespace opcode {
-inline constexpr std::uint8_t continuation = 0x0;
-inline constexpr std::uint8_t text = 0x1;
-inline constexpr std::uint8_t binary = 0x2;
-inline constexpr std::uint8_t close = 0x8;
-inline constexpr std::uint8_t ping = 0x9;
-inline constexpr std::uint8_t pong = 0xA;
-}  // namespace opcode
+namespace opcode = ::ac::ws::opcode;  // RFC 6455 §5.2, one definition for both sides
 
 // Appends one unmasked server frame (FIN set) carrying `payload` to `out`.
 void append_frame(std::string& out, std::uint8_t opcode, std::string_view payload);

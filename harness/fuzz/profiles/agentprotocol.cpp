@@ -193,16 +193,15 @@ class AgentProtocol final : public Profile {
       if (sig) j["signature"] = crypto::base64_encode(*sig);
       return j.dump();
     }
-    auto s = ap::sign(j, key->second);
+    std::string base;
+    auto s = ap::sign(j, key->second, base);
     if (!s) return payload;
     Json out = std::move(*s);
     if (step.sign == "valid") {
       std::string text = out.dump();
       // What sent() needs to know this signature verifies without verifying it (below).
-      if (auto base = ap::signature_base(out)) {
-        exec.state["own"][text] = Json{{"base", std::move(*base)}, {"agent", ap::agent_id(key->second.public_key())},
-                                       {"signature", out["signature"]}};
-      }
+      exec.state["own"][text] = Json{{"base", std::move(base)}, {"agent", ap::agent_id(key->second.public_key())},
+                                     {"signature", out["signature"]}};
       return text;
     }
     if (step.sign == "bad") {

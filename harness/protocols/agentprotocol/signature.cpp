@@ -78,13 +78,19 @@ Json with_agent_id(Json message, const crypto::Ed25519PublicKey& key) {
   return message;
 }
 
-Expected<Json, SignatureError> sign(Json message, const crypto::Ed25519PrivateKey& key) {
-  auto base = signature_base(message);
-  if (!base) return unexpected(std::move(base).error());
-  auto sig = key.sign(*base);
+Expected<Json, SignatureError> sign(Json message, const crypto::Ed25519PrivateKey& key, std::string& base) {
+  auto canon = signature_base(message);
+  if (!canon) return unexpected(std::move(canon).error());
+  auto sig = key.sign(*canon);
   if (!sig) return fail(SignatureFailure::signing_failed, "/signature", sig.error().describe());
   message["signature"] = crypto::base64_encode(*sig);
+  base = std::move(*canon);
   return message;
+}
+
+Expected<Json, SignatureError> sign(Json message, const crypto::Ed25519PrivateKey& key) {
+  std::string base;
+  return sign(std::move(message), key, base);
 }
 
 Expected<crypto::Ed25519PublicKey, SignatureError> sender_key(const Json& message) {

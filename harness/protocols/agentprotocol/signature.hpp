@@ -65,6 +65,8 @@ std::string agent_id(const crypto::Ed25519PublicKey& key);
 // `message` with `signature` set (replaced if present); nothing else is changed, in particular
 // from.agentId is not checked or set (see with_agent_id()).
 Expected<Json, SignatureError> sign(Json message, const crypto::Ed25519PrivateKey& key);
+// The same, handing back the signature base it signed (`base`; left alone on failure).
+Expected<Json, SignatureError> sign(Json message, const crypto::Ed25519PrivateKey& key, std::string& base);
 
 // `message` with from.agentId set to the key's agent id (creating `from` if absent).
 Json with_agent_id(Json message, const crypto::Ed25519PublicKey& key);
