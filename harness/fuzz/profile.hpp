@@ -41,7 +41,6 @@ struct Trip {
   std::string observed;
 };
 
-// One connection of an execution, as the oracles see it.
 // A received event, with its JSON object once an oracle asked for it (event_object): the oracles
 // read every event of a session several times (satisfied() after each drain, then judge()), and
 // parsing it again each time was a tenth of an A2ACP campaign (perf, issue 16).
@@ -50,6 +49,7 @@ struct Received : net::WsEvent {
   mutable std::optional<std::optional<Json>> object;        // outer: parsed yet; inner: an object
 };
 
+// One connection of an execution, as the oracles see it.
 struct ConnRecord {
   std::string label;
   std::string id;                        // the agent id the label stands for
