@@ -71,6 +71,17 @@ struct Fixture : ::testing::Test {
     EXPECT_TRUE(e.has_value()) << "no event within 5 s";
     return e.value_or(WsEvent{});
   }
+  // A WebSocket to /echo as `name`, past the server's greeting; null (and a failure) otherwise.
+  std::shared_ptr<WsClient> greeted(Runtime& rt, const std::string& name, const std::string& scheme = "ws",
+                                    const WsConnectOptions& options = {}) {
+    auto c = WsClient::connect(rt, scheme + "://" + base + "/echo?name=" + name, options);
+    if (!c) {
+      ADD_FAILURE() << c.error().describe();
+      return nullptr;
+    }
+    EXPECT_EQ(next_event(**c).data, "hello " + name);
+    return *c;
+  }
   Runtime runtime{1};
   std::unique_ptr<Server> server;
   std::shared_ptr<Echo> echo;
@@ -91,13 +102,12 @@ TEST_F(Fixture, HttpRouteAndNotFound) {
 
 TEST_F(Fixture, WebSocketEchoTextAndBinary) {
   start();
-  auto c = WsClient::connect(runtime, "ws://" + base + "/echo?name=ann", {});
-  ASSERT_TRUE(c) << c.error().describe();
-  EXPECT_EQ(next_event(**c).data, "hello ann");
-  (*c)->send_text("ping");
-  EXPECT_EQ(next_event(**c).data, "txt:ping");
-  (*c)->send_binary(std::string("\x00\x01", 2));
-  EXPECT_EQ(next_event(**c).data, std::string("bin:\x00\x01", 6));
+  auto c = greeted(runtime, "ann");
+  ASSERT_TRUE(c);
+  c->send_text("ping");
+  EXPECT_EQ(next_event(*c).data, "txt:ping");
+  c->send_binary(std::string("\x00\x01", 2));
+  EXPECT_EQ(next_event(*c).data, std::string("bin:\x00\x01", 6));
 }
 
 // Pongs the case has not read yet are counted, not stored one by one, only while their payload
@@ -106,16 +116,15 @@ TEST_F(Fixture, WebSocketEchoTextAndBinary) {
 // ping, it was never seen, and a healthy Chopsticks lobby looked hung for 5 s, 2026-11-26.)
 TEST_F(Fixture, PongsWithDifferentPayloadsStayApart) {
   start();
-  auto c = WsClient::connect(runtime, "ws://" + base + "/echo?name=ann", {});
-  ASSERT_TRUE(c) << c.error().describe();
-  EXPECT_EQ(next_event(**c).data, "hello ann");
-  (*c)->ping("one");
-  (*c)->ping("two");
-  (*c)->ping("two");
-  (*c)->send_text("after");  // its echo comes after the three pongs: all three are queued then
+  auto c = greeted(runtime, "ann");
+  ASSERT_TRUE(c);
+  c->ping("one");
+  c->ping("two");
+  c->ping("two");
+  c->send_text("after");  // its echo comes after the three pongs: all three are queued then
   std::vector<WsEvent> events;
   for (int i = 0; i < 4; ++i) {
-    events.push_back(next_event(**c));
+    events.push_back(next_event(*c));
     if (events.back().kind == ws::Event::Kind::text) break;
   }
   ASSERT_GE(events.size(), 3u);
@@ -211,12 +220,10 @@ TEST_F(Fixture, TlsAndPlainOnOnePort) {
   start(o);
   WsConnectOptions opts;
   opts.tls.ca_file = files->cert_pem;
-  auto secure = WsClient::connect(runtime, "wss://" + base + "/echo?name=tls", opts);
-  ASSERT_TRUE(secure) << secure.error().describe();
-  EXPECT_EQ(next_event(**secure).data, "hello tls");
-  auto plain = WsClient::connect(runtime, "ws://" + base + "/echo?name=plain", {});
-  ASSERT_TRUE(plain) << plain.error().describe();
-  EXPECT_EQ(next_event(**plain).data, "hello plain");
+  auto secure = greeted(runtime, "tls", "wss", opts);
+  ASSERT_TRUE(secure);
+  auto plain = greeted(runtime, "plain");
+  ASSERT_TRUE(plain);
   // Without trusting the certificate the handshake must fail.
   auto untrusted = WsClient::connect(runtime, "wss://" + base + "/echo", {});
   ASSERT_FALSE(untrusted);
@@ -417,19 +424,18 @@ TEST_F(Fixture, ACallerDrivenRuntimeRunsItsIoInsideTheCallersWaits) {
   auto r = http_request(driven, HttpCall{"POST", "http://" + base + "/hello", {}, "x"});
   ASSERT_TRUE(r) << r.error().describe();
   EXPECT_EQ(r->status, 201);
-  auto c = WsClient::connect(driven, "ws://" + base + "/echo?name=bo", {});
-  ASSERT_TRUE(c) << c.error().describe();
-  EXPECT_EQ(next_event(**c).data, "hello bo");
-  (*c)->send_text("one");
-  EXPECT_TRUE((*c)->flush(5s)) << "the frame never left: nothing ran the write";
+  auto c = greeted(driven, "bo");
+  ASSERT_TRUE(c);
+  c->send_text("one");
+  EXPECT_TRUE(c->flush(5s)) << "the frame never left: nothing ran the write";
   std::this_thread::sleep_for(100ms);  // the echo is in our socket buffer, unread: nobody drives
-  auto e = (*c)->next(0ms);
+  auto e = c->next(0ms);
   ASSERT_TRUE(e.has_value()) << "a zero wait did not read what had arrived";
   EXPECT_EQ(e->data, "txt:one");
-  (*c)->close(close_code::normal, "done");
+  c->close(close_code::normal, "done");
   bool ended = false;
   for (int i = 0; i < 10 && !ended; ++i) {
-    auto closing = (*c)->next(1s);
+    auto closing = c->next(1s);
     ended = closing && closing->transport_closed;
   }
   EXPECT_TRUE(ended) << "the close handshake did not finish under the caller's waits";
