@@ -348,6 +348,25 @@ void Executor::await_transport_end(ConnRecord& c) {
   }
 }
 
+// A session's connections end with their close handshake before the next session starts
+// (ExecOptions::settle). Without it the target may still hold the last session's agents as live
+// while the next one runs: a planted "chunk goes to some other live agent" bug then tripped only
+// after another session, and its minimized reproducer (no third agent of its own) did not replay
+// alone (CI, fuzz_planted agora, 2026-11-26). Bounded: a target that does not answer a close
+// costs the session at most the wait below.
+void Executor::end_connections(Exec& exec) {
+  const auto until = Clock::now() + std::min(target_.probe_timeout, milliseconds(500));
+  for (auto& c : exec.conns) {
+    if (!c.ws) continue;  // (the close frames went out from run(), or the target's were echoed)
+    while (c.ws->transport_open()) {
+      const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+      if (left.count() <= 0) return;
+      auto e = c.ws->next(left);
+      if (!e || e->transport_closed) break;
+    }
+  }
+}
+
 void Executor::drain(Exec& exec) {
   for (auto& c : exec.conns) {
     if (!c.ws || c.closed) continue;
@@ -463,7 +482,9 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
   for (const auto& c : exec.conns) troubled = troubled || c.reset;
   // A single connection cut is a crash only if the target does not answer the probe either.
   if (!trip && (!down || alone)) trip = profile_.judge(exec);
+  if (options_.settle) end_connections(exec);  // what arrives now is not judged: the session is over
   exec.conns.clear();
+  runtime_.run_ready();  // the close frames and socket closes leave now, not at the next run's first wait
   const bool probe_due = troubled || trip.has_value() || options_.probe_every <= 1 ||
                          run_counter_ % static_cast<std::uint64_t>(options_.probe_every) == 0;
   // The probe runs after a protocol or isolation trip too: a target that stopped answering

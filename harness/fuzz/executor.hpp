@@ -23,6 +23,11 @@ struct ExecOptions {
                                                     // connections every time)
   int health_every = 16;                            // ... and the health endpoint every N sessions
   bool record_transcript = false;                   // keep the wire transcript (findings)
+  bool settle = true;  // wait (bounded) for each connection's close handshake before run() returns,
+                       // so the next run meets a target that no longer holds this run's agents:
+                       // a reproducer must trip on its own. A campaign's generating runs skip the
+                       // wait (their close frames still leave at once): parallel sessions share the
+                       // target anyway, and the oracles allow for other live agents.
   std::size_t transcript_entries = 400;
   std::size_t transcript_entry_bytes = 4096;
 };
@@ -52,6 +57,7 @@ class Executor {
   void record(ConnRecord& c, net::WsEvent e);
   void drain(Exec& exec);
   void await_transport_end(ConnRecord& c);
+  void end_connections(Exec& exec);
   // Pings every open connection and reads up to its pong, `rounds` times (stopping early when
   // `done` says so); a live connection that does not answer within the probe timeout is a hang.
   // `done` is asked after every frame received too: the barrier ends as soon as it says so.

@@ -121,6 +121,7 @@ class Campaign {
 
   void worker(std::size_t job) {
     Executor ex(o_.target, o_.protocol, o_.exec);
+    ex.options().settle = false;  // generating: see ExecOptions::settle (reproduction settles)
     std::uint64_t job_sessions = 0;
     for (;;) {
       const std::uint64_t index = next_.fetch_add(1);
@@ -265,9 +266,11 @@ class Campaign {
     const int probe_every = ex.options().probe_every;
     ex.options().probe = true;  // every run of an incident ends with the liveness probe
     ex.options().probe_every = 1;
+    ex.options().settle = true;  // ... and with its connections ended: a reproducer trips on its own
     handle(ex, flight, std::move(raw));
     ex.options().probe = probe;
     ex.options().probe_every = probe_every;
+    ex.options().settle = false;
     ex.options().record_transcript = false;
   }
 
@@ -466,6 +469,7 @@ class Campaign {
     }
     const bool probe = ex.options().probe;
     ex.options().probe = false;
+    ex.options().settle = true;
     auto leaky = [&](const std::vector<Step>& steps) { return leaks(ex, guard_, steps, o_.memory_repeats, o_.memory_session_bytes); };
     const Trip trip{"memory", "the target's memory grows with every run of a session (unbounded memory)",
                     "memory grew by " + std::to_string(static_cast<long long>((*now - *memory_baseline_) / 1024)) +
@@ -530,6 +534,7 @@ class Campaign {
       }
     }
     ex.options().probe = probe;
+    ex.options().settle = false;
     if (guard_.monitor() != nullptr) (void)guard_.fresh();  // back to a small footprint
     memory_baseline_.reset();
     sessions_at_baseline_reset_ = sessions_.load();

@@ -71,6 +71,10 @@ Runtime::~Runtime() {
   for (auto& t : impl_->threads) t.join();
 }
 
+void Runtime::run_ready() {
+  if (impl_->driven) impl_->drive_until(std::chrono::steady_clock::now(), [] { return false; });
+}
+
 std::string ClientError::describe() const {
   switch (kind) {
     case Kind::bad_url: return "bad URL: " + message;

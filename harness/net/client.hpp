@@ -36,6 +36,9 @@ class Runtime {
   struct CallerDriven {};
   explicit Runtime(CallerDriven, const Runtime* budget = nullptr);
   ~Runtime();
+  // Caller-driven: runs what is ready now (bounded like a zero wait), e.g. so the close frames and
+  // socket closes of clients just destroyed leave at once rather than at the next wait.
+  void run_ready();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
   struct Impl;
