@@ -1,5 +1,6 @@
 #include "harness/json/strict_reader.hpp"
 
+#include <cstdint>
 #include <cstring>
 #include <iterator>
 #include <limits>
@@ -43,6 +44,17 @@ bool find_encoding_problem(std::string_view text, Utf8Problem& problem, bool nul
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
+    // Text on the wire is mostly ASCII: skip eight bytes at a time while none has its high bit
+    // set (and, where NUL is an error, none is zero). A quarter of the profile of a fuzz job's
+    // JSON work was this loop a byte at a time (issue 16, perf of an A2ACP campaign).
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s + i, 8);
+      constexpr std::uint64_t kLow = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
+      if ((w & kHigh) != 0 || (nul_is_error && ((w - kLow) & ~w & kHigh) != 0)) break;
+      i += 8;
+    }
+    if (i >= n) break;
     const unsigned char c = s[i];
     if (c < 0x80) {
       if (c == 0 && nul_is_error) {

@@ -327,5 +327,33 @@ TEST(FindEncodingProblem, NulCanBeAllowed) {
   EXPECT_FALSE(find_encoding_problem("", p));
 }
 
+// The reader skips ASCII eight bytes at a time: a bad byte or a NUL is found at its exact offset
+// wherever it falls in a word, after ASCII or after multi-byte text, and valid text of every
+// length passes.
+TEST(FindEncodingProblem, FindsEveryPositionAcrossWordBoundaries) {
+  for (const std::string& lead : {std::string(), std::string("\xc3\xa9"), std::string("\xf0\x9f\x98\x80")}) {
+    for (std::size_t at = 0; at < 40; ++at) {
+      std::string text = lead + std::string(at, 'a');
+      Utf8Problem p{};
+      EXPECT_FALSE(find_encoding_problem(text, p)) << at;
+      for (const char bad : {'\xff', '\x80', '\xc0'}) {
+        const std::string broken = text + bad + std::string(17, 'z');
+        ASSERT_TRUE(find_encoding_problem(broken, p)) << at;
+        EXPECT_EQ(p.rule, JsonRule::invalid_utf8);
+        EXPECT_EQ(p.offset, lead.size() + at);
+      }
+      const std::string with_nul = text + '\0' + std::string(17, 'z');
+      ASSERT_TRUE(find_encoding_problem(with_nul, p)) << at;
+      EXPECT_EQ(p.rule, JsonRule::nul_byte);
+      EXPECT_EQ(p.offset, lead.size() + at);
+      EXPECT_FALSE(find_encoding_problem(with_nul, p, /*nul_is_error=*/false)) << at;
+      // A multi-byte character cut short by the end of the text.
+      ASSERT_TRUE(find_encoding_problem(text + "\xe2\x82", p)) << at;
+      EXPECT_EQ(p.offset, lead.size() + at);
+      EXPECT_FALSE(find_encoding_problem(text + "\xe2\x82\xac" + std::string(at, 'b'), p)) << at;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ac::json
