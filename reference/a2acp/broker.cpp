@@ -468,6 +468,7 @@ void Broker::shutdown() {
     for (auto& [seq, p] : k.pending) context_.scheduler.cancel(p.timer);
     k.pending.clear();
   }
+  awaiting_.clear();
 }
 
 }  // namespace ac::ref::a2acp

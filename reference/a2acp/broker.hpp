@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -125,6 +126,11 @@ class Broker final : public net::WsHandler, public std::enable_shared_from_this<
   std::map<std::string, PendingHandshake> handshakes_;    // collaboration id -> pending handshake
   std::map<std::string, Collaboration> collaborations_;   // contract id -> collaboration
   std::map<std::string, std::string> contract_of_;        // collaboration id -> contract id
+  // Contract ids of the collaborations with requests awaiting a response: what a departing agent
+  // can affect. Collaborations stay stored for their contract's lifetime (up to
+  // max_collaborations), and a scan of all of them on every disconnect took a tenth of a long
+  // fuzz campaign's CPU and halved its rate within 100 s (issue 16, perf).
+  std::set<std::string> awaiting_;
   RateLimits rates_;
   std::uint64_t seq_ = 0;
   bool stopping_ = false;

@@ -192,6 +192,7 @@ void Broker::drop_collaboration(std::map<std::string, Collaboration>::iterator i
   for (auto& [seq, p] : it->second.pending) context_.scheduler.cancel(p.timer);
   rates_.forget_collaboration(it->second.contract.collaboration_id);
   contract_of_.erase(it->second.contract.collaboration_id);
+  awaiting_.erase(it->first);
   collaborations_.erase(it);
 }
 

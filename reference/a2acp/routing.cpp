@@ -129,6 +129,7 @@ void Broker::route(Connection& c, const wire::Message& m, std::string_view frame
     const std::string cid = k.contract_id;
     p.timer = after(k.routing_timeout, [cid, seq](Broker& b) { b.request_timed_out(cid, seq); });
     collab.pending.emplace(seq, std::move(p));
+    awaiting_.insert(cid);
     deliver(peer);
     return;
   }
@@ -155,6 +156,7 @@ void Broker::route(Connection& c, const wire::Message& m, std::string_view frame
     }
     context_.scheduler.cancel(match->second.timer);
     collab.pending.erase(match);
+    if (collab.pending.empty()) awaiting_.erase(k.contract_id);
     if (auto peer = online_peer(dst)) deliver(peer);  // a source that left gets nothing
     return;
   }
@@ -176,6 +178,7 @@ void Broker::request_timed_out(const std::string& contract_id, std::uint64_t seq
   if (p == it->second.pending.end()) return;
   PendingRequest request = std::move(p->second);
   it->second.pending.erase(p);
+  if (it->second.pending.empty()) awaiting_.erase(contract_id);
   if (settings_->faults.routing_no_timeout) return;
   auto peer = online_peer(request.source_agent.agent_id);
   if (!peer) return;
@@ -212,8 +215,15 @@ void Broker::agent_gone(const std::string& agent_id, std::uint64_t peer_id, Outb
     }
     it = handshakes_.erase(it);
   }
-  // Requests: those to the departed agent time out now; those from it are forgotten.
-  for (auto& [contract_id, collab] : collaborations_) {
+  // Requests: those to the departed agent time out now; those from it are forgotten. Only
+  // collaborations with requests awaiting a response can have any (awaiting_).
+  for (auto a = awaiting_.begin(); a != awaiting_.end();) {
+    auto found = collaborations_.find(*a);
+    if (found == collaborations_.end()) {
+      a = awaiting_.erase(a);
+      continue;
+    }
+    Collaboration& collab = found->second;
     const Contract& k = collab.contract;
     if (k.target.agent_id == agent_id) {
       for (auto& [seq, p] : collab.pending) {
@@ -231,6 +241,7 @@ void Broker::agent_gone(const std::string& agent_id, std::uint64_t peer_id, Outb
       for (auto& [seq, p] : collab.pending) context_.scheduler.cancel(p.timer);
       collab.pending.clear();
     }
+    a = collab.pending.empty() ? awaiting_.erase(a) : std::next(a);
   }
 }
 

@@ -105,6 +105,37 @@ TEST(Setup, FuzzWithAWrongApiKeyIsOneSetupError) {
   EXPECT_EQ(slurp(dir / "f" / "results.json").find("not-the-key"), std::string::npos);
 }
 
+// A2ACP's cases lease agents of settings.target_agents.dataset as handshake targets: a pool
+// naming agents the broker does not list made 38 of 131 cases FAIL (every handshake answered
+// CAPABILITY_NOT_FOUND). The preflight sends each one a probe handshake: one setup error naming
+// the setting, and with agents the broker lists the preflight passes and the cases run.
+TEST(Setup, A2acpPoolOfAgentsTheBrokerDoesNotListIsOneSetupError) {
+  TempDir dir;
+  auto lobby = start_lobby();
+  auto target = [&](const Json& dataset) {
+    return Json{{"settings",
+                 {{"api_key", "the-right-key"},
+                  {"jwt_secret", "agentconform-a2acp-test-secret-not-for-production"},
+                  {"target_agents", {{"dataset", dataset}, {"remote", Json::array()}, {"denied", Json::array()}}}}}};
+  };
+  const auto wrong = config(dir, "wrong.json", target({"dataset-provisioning-agent", "no-such-agent-7"}));
+  const Process p = cli({"run", "--protocol", "a2acp", "--target", lobby->http_url(), "--config", wrong, "--report-dir", (dir / "r").string()}, dir);
+  EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
+  EXPECT_NE(p.out.find("dataset-pool"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("1 of 2 dataset agent(s)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("no-such-agent-7: the handshake was answered with an error \"CAPABILITY_NOT_FOUND\""), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("fix: list in settings.target_agents.dataset"), std::string::npos) << p.out;
+  EXPECT_EQ(verdicts(results(dir, "r"), "FAIL"), 0u);
+
+  const auto right = config(dir, "right.json", target({"dataset-provisioning-agent"}));
+  const Process ok = cli({"run", "--protocol", "a2acp", "--target", lobby->http_url(), "--config", right, "--case", "A2A-HS-005",
+                          "--report-dir", (dir / "ok").string()},
+                         dir);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  EXPECT_NE(ok.out.find("reached each of the 1 dataset agent(s)"), std::string::npos) << ok.out;
+  EXPECT_EQ(verdicts(results(dir, "ok"), "PASS"), 1u) << ok.out;
+}
+
 TEST(Setup, MissingRequiredSettingIsNamed) {
   TempDir dir;
   auto lobby = start_lobby();

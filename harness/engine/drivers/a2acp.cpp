@@ -294,6 +294,7 @@ class A2acpDriver final : public Driver {
       ProbeResult p = probe_result(connect(agent, Json{{"connect", "probe"}}, env));
       if (p.ok) p.detail = "a probe agent attached to the broker at " + t.path("ws");
       out.push_back(std::move(p));
+      if (out.back().ok && t.kind == "remote") out.push_back(dataset_pool_check(env));
     }
     return out;
   }
@@ -394,6 +395,102 @@ class A2acpDriver final : public Driver {
   }
 
  private:
+  // Every agent of settings.target_agents.dataset must be one the broker routes ${intent} to: a
+  // handshake to an agent its directory does not list is answered CAPABILITY_NOT_FOUND, and every
+  // case that leased that agent would FAIL, blamed on the spec (38 of 131 for a target.json whose
+  // pool named agents of another broker). So each one, attached, gets a probe handshake that must
+  // reach it as accept_handshake. (Checked on remote targets; the embedded lobby's pools are
+  // generated into its directory.)
+  ProbeResult dataset_pool_check(CaseEnv& env) const {
+    const TargetConfig& t = env.target;
+    ProbeResult result{"dataset-pool", true, "", ""};
+    const Json ids = t.settings.value("target_agents", Json::object()).value("dataset", Json::array());
+    const Json intent = variable(t, "intent");
+    if (!ids.is_array() || ids.empty() || !intent.is_string()) {
+      result.detail = "no dataset pool, or no intent setting: nothing to check";
+      return result;
+    }
+    std::vector<std::string> problems;
+    std::size_t checked = 0;
+    for (const auto& id_json : ids) {
+      if (!id_json.is_string() || checked == 16) continue;  // (a long pool: the first 16 stand for it)
+      ++checked;
+      const std::string id = id_json.get<std::string>();
+      if (auto problem = pool_agent_problem(id, intent.get<std::string>(), env)) problems.push_back(id + ": " + *problem);
+    }
+    if (problems.empty()) {
+      result.detail = "a probe handshake for " + intent.get<std::string>() + " reached each of the " + std::to_string(checked) +
+                      " dataset agent(s) as accept_handshake";
+      return result;
+    }
+    result.ok = false;
+    result.detail = std::to_string(problems.size()) + " of " + std::to_string(checked) + " dataset agent(s) do not get a handshake for " +
+                    intent.get<std::string>() + " (" + problems.front() + (problems.size() > 1 ? "; ..." : "") + ")";
+    result.fix = "list in settings.target_agents.dataset agents the broker's directory has, serving settings.intent (" +
+                 intent.get<std::string>() + ") in settings.pool_domains.dataset's domain (docs/targets.md)";
+    return result;
+  }
+
+  // Why `id` does not get a handshake, or nullopt when it does. Each probe has a source of its
+  // own: what the broker tells a source about an earlier probe's handshake (a TIMEOUT once its
+  // target left) must not be read as the answer to this one.
+  std::optional<std::string> pool_agent_problem(const std::string& id, const std::string& intent, CaseEnv& env) const {
+    AgentSession& dst = env.agents["pool-probe"];
+    dst = AgentSession{};
+    dst.name = "pool-probe";
+    dst.id = id;
+    dst.props = {{"id", id}, {"directory", "dataset"}};
+    init_agent(dst, env);
+    AgentSession& source = env.agents["pool-source"];
+    source = AgentSession{};
+    source.name = "pool-source";
+    source.id = env.unique("probe");
+    init_agent(source, env);
+    std::optional<std::string> problem = probe_handshake(source, dst, intent, env);
+    for (AgentSession* a : {&dst, &source}) {
+      if (a->channel) a->channel->close(1000, "preflight done");
+    }
+    env.agents.erase("pool-probe");
+    env.agents.erase("pool-source");
+    return problem;
+  }
+
+  std::optional<std::string> probe_handshake(AgentSession& source, AgentSession& dst, const std::string& intent, CaseEnv& env) const {
+    const std::string& id = dst.id;
+    const ConnectResult attached = connect(dst, Json{{"connect", "pool-probe"}}, env);
+    if (attached.outcome != ConnectResult::Outcome::connected) return "it could not attach: " + probe_result(attached).detail;
+    const ConnectResult source_attached = connect(source, Json{{"connect", "pool-source"}}, env);
+    if (source_attached.outcome != ConnectResult::Outcome::connected) return "a probe source could not attach: " + probe_result(source_attached).detail;
+    auto message = fill(Json{{"intent", "initiate_handshake"}, {"payload", {{"target_agent_id", id}, {"requested_intent", intent}}}}, source,
+                        Json{{"send", "probe"}}, env);
+    if (!message) return "the probe handshake could not be made: " + message.error();
+    source.channel->send_text(message->dump());
+    std::optional<std::string> problem = "no accept_handshake reached it within " + std::to_string(env.step_timeout.count()) + " ms";
+    const auto until = std::chrono::steady_clock::now() + env.step_timeout;
+    while (std::chrono::steady_clock::now() < until) {
+      if (auto e = dst.channel->next(std::chrono::milliseconds(10)); e && e->kind == ws::Event::Kind::text) {
+        const Json j = Json::parse(e->data, nullptr, false);
+        if (j.is_object() && j.value("intent", Json()).is_string() && j["intent"] == "accept_handshake") {
+          problem.reset();
+          break;
+        }
+      }
+      if (auto e = source.channel->next(std::chrono::milliseconds(10)); e && e->kind == ws::Event::Kind::text) {
+        const Json j = Json::parse(e->data, nullptr, false);
+        if (j.is_object() && j.value("message_type", Json()).is_string() && j["message_type"] == "error") {
+          // (Whatever shape the target gave its error: nothing here may throw.)
+          const Json* payload = j.contains("payload") && j["payload"].is_object() ? &j["payload"] : nullptr;
+          const Json* error = payload != nullptr && payload->contains("error") && (*payload)["error"].is_object() ? &(*payload)["error"] : nullptr;
+          problem = "the handshake was answered with an error";
+          if (error != nullptr && error->contains("code")) *problem += " " + (*error)["code"].dump().substr(0, 80);
+          if (error != nullptr && error->contains("message")) *problem += " " + (*error)["message"].dump().substr(0, 200);
+          break;
+        }
+      }
+    }
+    return problem;
+  }
+
   static Json broker(const TargetConfig& t) {
     return {{"agent_id", t.setting("broker_agent_id", "protocol-broker-agent")},
             {"domain", t.setting("broker_domain", "a_domain")},
