@@ -122,7 +122,7 @@ TEST(Setup, A2acpPoolOfAgentsTheBrokerDoesNotListIsOneSetupError) {
   const Process p = cli({"run", "--protocol", "a2acp", "--target", lobby->http_url(), "--config", wrong, "--report-dir", (dir / "r").string()}, dir);
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
   EXPECT_NE(p.out.find("dataset-pool"), std::string::npos) << p.out;
-  EXPECT_NE(p.out.find("1 of 2 dataset agent(s)"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("1 of 2 dataset agent(s) checked"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("no-such-agent-7: the handshake was answered with an error \"CAPABILITY_NOT_FOUND\""), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("fix: list in settings.target_agents.dataset"), std::string::npos) << p.out;
   EXPECT_EQ(verdicts(results(dir, "r"), "FAIL"), 0u);

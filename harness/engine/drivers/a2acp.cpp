@@ -413,7 +413,9 @@ class A2acpDriver final : public Driver {
     std::vector<std::string> problems;
     std::size_t checked = 0;
     for (const auto& id_json : ids) {
-      if (!id_json.is_string() || checked == 16) continue;  // (a long pool: the first 16 stand for it)
+      // A long pool: the first 16 stand for it. A broker that answers nothing costs a step
+      // timeout per agent: three problems say enough.
+      if (!id_json.is_string() || checked == 16 || problems.size() == 3) continue;
       ++checked;
       const std::string id = id_json.get<std::string>();
       if (auto problem = pool_agent_problem(id, intent.get<std::string>(), env)) problems.push_back(id + ": " + *problem);
@@ -424,7 +426,7 @@ class A2acpDriver final : public Driver {
       return result;
     }
     result.ok = false;
-    result.detail = std::to_string(problems.size()) + " of " + std::to_string(checked) + " dataset agent(s) do not get a handshake for " +
+    result.detail = std::to_string(problems.size()) + " of " + std::to_string(checked) + " dataset agent(s) checked do not get a handshake for " +
                     intent.get<std::string>() + " (" + problems.front() + (problems.size() > 1 ? "; ..." : "") + ")";
     result.fix = "list in settings.target_agents.dataset agents the broker's directory has, serving settings.intent (" +
                  intent.get<std::string>() + ") in settings.pool_domains.dataset's domain (docs/targets.md)";
