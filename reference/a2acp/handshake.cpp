@@ -169,16 +169,23 @@ void Broker::decide(Connection& c, const wire::Message& m, TimePoint now, Outbox
   (void)c;
 }
 
+// The store is bounded (max_collaborations). When it is full, the expired collaborations go
+// first; then those no exchange can use now: no request awaiting a response, and a party not
+// attached. Refusing every new handshake instead made a minute-long fuzz campaign (sessions that
+// leave their contracts behind) get INTERNAL_ERROR for every handshake from then on, unnoticed.
+// Each sweep frees what the whole store holds at once, so sweeps are rare.
 bool Broker::store_collaboration(Contract contract, TimePoint now) {
   if (collaborations_.size() >= settings_->max_collaborations) {
-    for (auto it = collaborations_.begin(); it != collaborations_.end();) {
-      if (it->second.contract.expired(now) && it->second.pending.empty()) {
+    auto sweep = [&](auto&& droppable) {
+      for (auto it = collaborations_.begin(); it != collaborations_.end();) {
         auto next = std::next(it);
-        drop_collaboration(it);
+        if (it->second.pending.empty() && droppable(it->second.contract)) drop_collaboration(it);
         it = next;
-      } else {
-        ++it;
       }
+    };
+    sweep([&](const Contract& k) { return k.expired(now); });
+    if (collaborations_.size() >= settings_->max_collaborations) {
+      sweep([&](const Contract& k) { return !online_.contains(k.source.agent_id) || !online_.contains(k.target.agent_id); });
     }
     if (collaborations_.size() >= settings_->max_collaborations) return false;
   }

@@ -326,6 +326,34 @@ TEST_F(Handshake, TerminateCollaboration) {
   expect_error(other, "CONTRACT_VIOLATION");
 }
 
+// The contract store is bounded; when it is full, collaborations no exchange can use now (a
+// party gone, nothing awaiting) make room. Collaborations whose parties are both attached are
+// kept, and then a new handshake is refused INTERNAL_ERROR.
+TEST_F(Handshake, AFullContractStoreMakesRoomFromCollaborationsWithAPartyGone) {
+  section["max_collaborations"] = 2;
+  restart();
+  src = attach("source-agent");
+  dst = attach("target-agent");
+  auto other = attach("other-agent");
+  const Collab kept = establish(src, dst, "echo");
+  const Collab gone = establish(other, dst, "echo");
+  // Full, every party attached: refused after the target accepted.
+  src.send(handshake(src, dst.name(), "echo"));
+  Json offer = next(dst);
+  ASSERT_EQ(offer.value("intent", ""), "accept_handshake") << offer.dump();
+  dst.send(decision(offer, dst, true));
+  EXPECT_EQ(expect_error(src, "INTERNAL_ERROR")["details"]["max_collaborations"], 2);
+  // other-agent leaves: its collaboration makes room for the next one.
+  other.ws->close(1000, "bye");
+  wait_for([&] { return !online("other-agent"); });
+  const Collab fresh = establish(src, dst, "echo");
+  EXPECT_FALSE(fresh.contract_id.empty());
+  EXPECT_NE(fresh.contract_id, gone.contract_id);
+  // The collaboration of two attached agents was kept and still carries requests.
+  src.send(request(src, dst, "echo", {{"x", 1}}, kept.contract_id));
+  EXPECT_EQ(next(dst).value("intent", ""), "echo");
+}
+
 TEST_F(Handshake, SameMajorAndPreviousMajorAreAccepted) {
   for (const char* version : {"1.0", "1.7", "0.9"}) {
     auto m = handshake(src, "target-agent", "echo");
