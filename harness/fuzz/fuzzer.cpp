@@ -163,6 +163,13 @@ class Campaign {
 
   // ---- incidents
 
+  // The executor's options as generation uses them, put back once an incident's runs are over.
+  struct OptionsKept {
+    Executor& ex;
+    const ExecOptions kept = ex.options();
+    ~OptionsKept() { ex.options() = kept; }
+  };
+
   // Accounts the time of an incident (the generation is stopped meanwhile) and restores the phase.
   struct IncidentClock {
     Campaign& c;
@@ -262,16 +269,11 @@ class Campaign {
     IncidentClock clock(*this);
     ++report_.incidents;
     phase("incident", "session " + std::to_string(flight.index) + ": [" + raw.oracle + "] " + shorten(raw.signature, 80));
-    const bool probe = ex.options().probe;
-    const int probe_every = ex.options().probe_every;
+    OptionsKept kept{ex};
     ex.options().probe = true;  // every run of an incident ends with the liveness probe
     ex.options().probe_every = 1;
     ex.options().settle = true;  // ... and with its connections ended: a reproducer trips on its own
     handle(ex, flight, std::move(raw));
-    ex.options().probe = probe;
-    ex.options().probe_every = probe_every;
-    ex.options().settle = false;
-    ex.options().record_transcript = false;
   }
 
   void handle(Executor& ex, const Flight& flight, Trip raw) {
@@ -467,7 +469,7 @@ class Campaign {
       std::lock_guard lock(mu_);
       candidates.assign(recent_.rbegin(), recent_.rend());
     }
-    const bool probe = ex.options().probe;
+    OptionsKept kept{ex};
     ex.options().probe = false;
     ex.options().settle = true;
     auto leaky = [&](const std::vector<Step>& steps) { return leaks(ex, guard_, steps, o_.memory_repeats, o_.memory_session_bytes); };
@@ -533,8 +535,6 @@ class Campaign {
             " seemed to leak, but not again on a fresh target: not a finding");
       }
     }
-    ex.options().probe = probe;
-    ex.options().settle = false;
     if (guard_.monitor() != nullptr) (void)guard_.fresh();  // back to a small footprint
     memory_baseline_.reset();
     sessions_at_baseline_reset_ = sessions_.load();

@@ -415,7 +415,8 @@ class A2acpDriver final : public Driver {
     for (const auto& id_json : ids) {
       // A long pool: the first 16 stand for it. A broker that answers nothing costs a step
       // timeout per agent: three problems say enough.
-      if (!id_json.is_string() || checked == 16 || problems.size() == 3) continue;
+      if (checked == 16 || problems.size() == 3) break;
+      if (!id_json.is_string()) continue;
       ++checked;
       const std::string id = id_json.get<std::string>();
       if (auto problem = pool_agent_problem(id, intent.get<std::string>(), env)) problems.push_back(id + ": " + *problem);
@@ -472,14 +473,14 @@ class A2acpDriver final : public Driver {
     while (std::chrono::steady_clock::now() < until) {
       if (auto e = dst.channel->next(std::chrono::milliseconds(10)); e && e->kind == ws::Event::Kind::text) {
         const Json j = Json::parse(e->data, nullptr, false);
-        if (j.is_object() && j.value("intent", Json()).is_string() && j["intent"] == "accept_handshake") {
+        if (j.is_object() && j.value("intent", Json()) == "accept_handshake") {
           problem.reset();
           break;
         }
       }
       if (auto e = source.channel->next(std::chrono::milliseconds(10)); e && e->kind == ws::Event::Kind::text) {
         const Json j = Json::parse(e->data, nullptr, false);
-        if (j.is_object() && j.value("message_type", Json()).is_string() && j["message_type"] == "error") {
+        if (j.is_object() && j.value("message_type", Json()) == "error") {
           // (Whatever shape the target gave its error: nothing here may throw.)
           const Json* payload = j.contains("payload") && j["payload"].is_object() ? &j["payload"] : nullptr;
           const Json* error = payload != nullptr && payload->contains("error") && (*payload)["error"].is_object() ? &(*payload)["error"] : nullptr;
