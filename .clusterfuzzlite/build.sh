@@ -3,7 +3,7 @@
 # binaries fuzz_<name>), as the OSS-Fuzz build environment expects:
 #   in:  CC, CXX, CFLAGS, CXXFLAGS (sanitizers, coverage, -fsanitize=fuzzer-no-link), LIB_FUZZING_ENGINE,
 #        SRC, WORK (scratch: the CMake build lives in $WORK/agentconform-build), OUT
-#   out: $OUT/fuzz_<name>                      the binary (OpenSSL linked statically)
+#   out: $OUT/fuzz_<name>                      the binary (OpenSSL and libsodium linked statically)
 #        $OUT/fuzz_<name>_seed_corpus.zip      fuzz/corpus/<name>/, the directories of fuzz/seeds/<name>.txt
 #                                              and fuzz/regressions/<name>/ (crashes that must stay fixed)
 #        $OUT/fuzz_<name>.dict                 fuzz/dict/<name>.dict

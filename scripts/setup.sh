@@ -18,7 +18,7 @@ job=${1:-test}
 run_packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libboost1.81-dev libboost-url1.81-dev
-  nlohmann-json3-dev libssl-dev openssl
+  nlohmann-json3-dev libssl-dev openssl libsodium-dev
   libcli11-dev libre2-dev
   # lld links the (large) binaries in seconds instead of minutes (cmake/Linker.cmake)
   lld
