@@ -214,7 +214,8 @@ class Campaign {
     return key;
   }
   // A session whose mutations include every mutation of a known finding of the same kind is
-  // taken for that finding again (a session carries 1-3 mutations, most of them beside the point).
+  // taken for that finding again (a session carries 1-3 mutations per round, most of them beside
+  // the point).
   bool known(const Trip& trip, const std::vector<Step>& steps) const {
     std::lock_guard lock(mu_);
     if (seen_.count(key_of(trip, {})) && trip.oracle != "crash" && trip.oracle != "hang") return true;

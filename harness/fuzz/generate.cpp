@@ -711,7 +711,8 @@ Session generate(Protocol protocol, Rng& rng, const Families& families, const Sc
   for (double w : weights) total += w;
   Session s;
   s.steps = profile.seed_flow(rng, scope);
-  const std::size_t count = 1 + pick(rng, 3);
+  std::size_t count = 0;
+  for (std::size_t round = profile.mutation_rounds(s.steps); round > 0; --round) count += 1 + pick(rng, 3);
   for (std::size_t m = 0; m < count && total > 0; ++m) {
     double draw = std::uniform_real_distribution<double>(0.0, 1.0)(rng) * total;
     std::size_t family = 0;

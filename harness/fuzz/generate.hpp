@@ -1,4 +1,5 @@
-// Session generation: a protocol's valid seed flow, then 1-3 mutations drawn from five families
+// Session generation: a protocol's valid seed flow, then 1-3 mutations (per round: a long seed
+// flow takes several rounds, Profile::mutation_rounds) drawn from five families
 //   field      guided by schemas/<protocol>: a required member removed, the type the schema
 //              asks for swapped, enums, formats, patterns and bounds broken, members the schema
 //              forbids added; then generic damage: empty, huge, NUL-carrying and unicode-edge

@@ -132,6 +132,9 @@ class Profile {
   virtual std::string structure(Rng& rng, std::vector<Step>& steps) const;
   // An authentication / cryptography mutation ("" when the protocol has no such thing).
   virtual std::string auth(Rng& rng, std::vector<Step>& steps) const;
+  // How many rounds of 1-3 mutations a seed flow takes: one, unless a profile makes long seed
+  // flows (one handshake, many exchanges after it), where mutations keep their density.
+  virtual std::size_t mutation_rounds(const std::vector<Step>& /*seed*/) const { return 1; }
 
   // ---- execution
   // Variables of the execution (agent ids per label, settings the placeholders name).

@@ -181,5 +181,32 @@ TEST(FuzzGeneration, ClassicDamageReachesEveryMessageTypeAndIdsCollide) {
   }
 }
 
+
+// A long seed flow takes a round of 1-3 mutations per few exchanges (Profile::mutation_rounds):
+// the A2ACP broker flow is long in most sessions (one handshake, up to 16 exchanges) and must
+// not be mutated less densely for it; every other protocol keeps one round.
+TEST(FuzzGeneration, LongSeedFlowsTakeARoundOfMutationsPerFewExchanges) {
+  for (Protocol p : kAllProtocols) {
+    const Profile& profile = profile_for(p);
+    std::size_t most = 0, most_rounds = 0;
+    for (std::uint64_t i = 0; i < 200; ++i) {
+      Rng rng(1000 + i);
+      Rng seed_rng = rng;  // generate() draws the seed flow first, from the same state
+      const std::size_t rounds = profile.mutation_rounds(profile.seed_flow(seed_rng, {}));
+      const Session s = generate(p, rng);
+      ASSERT_GE(rounds, 1u);
+      EXPECT_LE(s.mutations.size(), 3 * rounds) << protocol_name(p) << " session " << i;
+      most = std::max(most, s.mutations.size());
+      most_rounds = std::max(most_rounds, rounds);
+    }
+    if (p == Protocol::a2acp) {
+      EXPECT_EQ(most_rounds, 4u) << "16 exchanges: four rounds";
+      EXPECT_GT(most, 3u) << "no A2ACP session took more than one round of mutations";
+    } else {
+      EXPECT_EQ(most_rounds, 1u) << protocol_name(p);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ac::fuzz
