@@ -60,6 +60,7 @@ struct ConnRecord {
   bool reset = false;       // the transport ended without a close frame from the target
   bool http = false;        // not a WebSocket: each text step is an HTTP POST to http_path, its answer an event
   std::string http_path;
+  std::shared_ptr<net::HttpConnection> http_connection;  // the POSTs' connection, kept alive between them
   std::uint16_t close_code = 0;
   bool refused = false;     // the upgrade was answered with a non-101 status
   int refused_status = 0;

@@ -6,7 +6,11 @@
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <sys/socket.h>
+
+#include <cerrno>
 #include <charconv>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -237,8 +241,9 @@ asio::awaitable<Result> exchange(Stream stream, std::shared_ptr<asio::ssl::conte
   co_return opened;
 }
 
-asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request<http::string_body> req,
-                             std::chrono::milliseconds timeout, std::size_t max_body, TlsClientOptions tls, std::string ws_key) {
+// A TCP connection to the URL's host and port (no_delay set).
+asio::awaitable<Expected<beast::tcp_stream, ClientError>> connect_tcp(asio::io_context& ioc, const ParsedUrl& url,
+                                                                       std::chrono::milliseconds timeout) {
   error_code ec;
   auto token = asio::redirect_error(asio::use_awaitable, ec);
   beast::tcp_stream tcp_stream(asio::make_strand(ioc));
@@ -260,6 +265,16 @@ asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request
   }
   if (ec) co_return unexpected(error_from(ec, "connecting to " + url.host + ":" + url.port, true));
   tcp_stream.socket().set_option(tcp::no_delay(true), ec);
+  co_return std::move(tcp_stream);
+}
+
+asio::awaitable<Result> open(asio::io_context& ioc, ParsedUrl url, http::request<http::string_body> req,
+                             std::chrono::milliseconds timeout, std::size_t max_body, TlsClientOptions tls, std::string ws_key) {
+  error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  auto connected = co_await connect_tcp(ioc, url, timeout);
+  if (!connected) co_return unexpected(std::move(connected).error());
+  beast::tcp_stream tcp_stream = std::move(*connected);
   if (!url.tls) co_return co_await exchange(std::move(tcp_stream), nullptr, std::move(req), timeout, max_body, ws_key);
 
   auto ctx = make_tls_context(tls, ec);
@@ -347,6 +362,102 @@ Expected<HttpResult, ClientError> http_request(Runtime& runtime, const HttpCall&
   if (!opened) return unexpected(opened.error());
   opened->conn->close();
   return std::move(opened->response);
+}
+
+// ------------------------------------------------------------------------------------------
+// HTTP client, one connection for many requests
+// ------------------------------------------------------------------------------------------
+
+struct HttpConnection::Impl {
+  std::optional<beast::tcp_stream> stream;
+  beast::flat_buffer buffer;
+  std::string origin;  // host:port the stream is connected to
+};
+
+namespace {
+
+// Whether an idle kept-alive connection can take a request: not if the server closed it (a read
+// would see the end of the stream), reset it, or sent something nobody asked for.
+bool idle_connection_usable(beast::tcp_stream& stream) {
+  char byte = 0;
+  const ssize_t n = ::recv(stream.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+  return n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+using HttpOutcome = Expected<HttpResult, ClientError>;
+
+// One request on the connection `self` holds, opening it first when there is none. Any failure,
+// and an answer that does not keep the connection alive, leaves it closed for the next request.
+asio::awaitable<HttpOutcome> keep_alive_exchange(std::shared_ptr<HttpConnection::Impl> self, asio::io_context& ioc, ParsedUrl url,
+                                                 http::request<http::string_body> req, std::chrono::milliseconds timeout,
+                                                 std::size_t max_body) {
+  error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  if (!self->stream) {
+    auto connected = co_await connect_tcp(ioc, url, timeout);
+    if (!connected) co_return unexpected(std::move(connected).error());
+    self->stream.emplace(std::move(*connected));
+    self->buffer.clear();
+    self->origin = url.host + ":" + url.port;
+  }
+  auto& stream = *self->stream;
+  stream.expires_after(timeout);
+  co_await http::async_write(stream, req, token);
+  const error_code write_ec = ec;  // the answer may be waiting all the same (see exchange())
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(max_body);
+  parser.header_limit(64 * 1024);
+  co_await http::async_read_header(stream, self->buffer, parser, token);
+  std::optional<ClientError> failed;
+  if (ec && write_ec) failed = error_from(write_ec, "sending the request");
+  else if (ec) failed = error_from(ec, "reading the response header");
+  bool ended = false;
+  if (!failed && !parser.is_done()) {
+    co_await http::async_read(stream, self->buffer, parser, token);
+    ended = ec == http::error::end_of_stream;
+    if (ec && !ended) failed = error_from(ec, "reading the response body");
+  }
+  if (failed || ended || !parser.get().keep_alive()) {
+    self->stream.reset();  // closes the socket
+  } else {
+    stream.expires_never();
+  }
+  if (failed) co_return unexpected(std::move(*failed));
+  co_return to_result(parser.get());
+}
+
+}  // namespace
+
+HttpConnection::HttpConnection(Runtime& runtime) : runtime_(runtime), impl_(std::make_shared<Impl>()) {}
+HttpConnection::~HttpConnection() = default;
+
+Expected<HttpResult, ClientError> HttpConnection::request(const HttpCall& call) {
+  auto url = parse_url(call.url);
+  if (!url) return unexpected(url.error());
+  if (url->tls) {
+    ++opened_;
+    return http_request(runtime_, call);
+  }
+  if (impl_->stream && (impl_->origin != url->host + ":" + url->port || !idle_connection_usable(*impl_->stream))) {
+    impl_->stream.reset();
+  }
+  if (!impl_->stream) ++opened_;
+  auto done = std::make_shared<Completion<HttpOutcome>>();
+  auto& ioc = runtime_.impl().ioc;
+  asio::co_spawn(ioc, keep_alive_exchange(impl_, ioc, *url, make_request(call.method, *url, call.headers, call.body), call.timeout,
+                                          call.max_response_bytes),
+                 [done](std::exception_ptr ex, HttpOutcome r) {
+                   if (ex) done->set(unexpected(ClientError{ClientError::Kind::protocol, "internal error during the request"}));
+                   else done->set(std::move(r));
+                 });
+  auto r = done->take(runtime_.impl(), std::chrono::steady_clock::now() + call.timeout * 2 + std::chrono::seconds(1));
+  if (!r) {
+    // The exchange is still under way (a stuck resolver): it keeps its state alive until it ends;
+    // the next request starts from a state of its own.
+    impl_ = std::make_shared<Impl>();
+    return unexpected(ClientError{ClientError::Kind::timeout, "no answer within " + std::to_string(call.timeout.count()) + " ms"});
+  }
+  return std::move(*r);
 }
 
 // ------------------------------------------------------------------------------------------

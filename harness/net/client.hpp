@@ -84,6 +84,32 @@ struct HttpCall {
 
 Expected<HttpResult, ClientError> http_request(Runtime& runtime, const HttpCall& call);
 
+// HTTP/1.1 requests over one connection kept open between them (plain http; an https URL gets a
+// connection per request, as http_request). A new connection is opened when there is none yet,
+// when the URL names another host or port, when the server said "Connection: close" or ended
+// the connection, or when the last request failed. A connection the server closed while it was
+// idle is noticed before the request is written, so a request is never sent twice. For a
+// sequence of POSTs (the fuzzer's AgentProtocol-over-HTTP sessions) this saves a TCP handshake
+// and teardown per request on both sides. Used from one thread at a time.
+class HttpConnection {
+ public:
+  explicit HttpConnection(Runtime& runtime);
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  Expected<HttpResult, ClientError> request(const HttpCall& call);
+  // Connections opened so far (1 for a run of requests the server kept alive).
+  std::uint64_t connections_opened() const { return opened_; }
+
+  struct Impl;
+
+ private:
+  Runtime& runtime_;
+  std::shared_ptr<Impl> impl_;
+  std::uint64_t opened_ = 0;
+};
+
 // What one WebSocket connection may make the harness hold (docs/limits.md, "What a peer can
 // make a run spend"). A frame header declaring more than max_message_bytes is refused before any
 // payload is read (close 1009); past max_queued_bytes / max_queued_events of unread messages the
