@@ -14,6 +14,8 @@
 //   isolation  a relayed message reaches only its to.agentId (or everyone, for a broadcast),
 //              byte for byte, with its signature still valid
 //   probe      a signed hello on a fresh connection is answered with a hello
+#include <algorithm>
+
 #include "harness/crypto/base64.hpp"
 #include "harness/fuzz/profiles/profiles.hpp"
 #include "harness/protocols/agentprotocol/signature.hpp"
@@ -36,6 +38,8 @@ Json message(const std::string& from, const std::string& to, const char* type, J
 Json request(const char* action, Json params, const std::string& correlation) {
   return Json{{"action", action}, {"correlationId", correlation}, {"params", std::move(params)}, {"timeout", 5000}};
 }
+
+constexpr std::size_t kRequestRoundsPerMutationRound = 3;  // in a long session (seed_flow)
 
 std::string error_code(const Json& m) { return string_at(m, {"payload", "code"}); }
 
@@ -88,9 +92,11 @@ class AgentProtocol final : public Profile {
     std::vector<Step> s{connect_step("a", binding), connect_step("b", binding)};
     s.push_back(text_step("a", message("a", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 1), "valid"));
     s.push_back(text_step("b", message("b", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 2), "valid"));
-    // 1-3 rounds of requests after one pair of hellos: a session reuses its connections and
-    // hellos instead of paying for new ones (and new keys) every few requests (issue 16).
-    const int rounds = 1 + static_cast<int>(pick(rng, 3));
+    // Rounds of requests after one pair of hellos: a session reuses its connections and hellos
+    // instead of paying for new ones (and new keys) every few requests (issue 16). 1-3 rounds in
+    // one session of four, 6, 9 or 12 in the others, which take a round of 1-3 mutations per 3
+    // rounds of requests (mutation_rounds): as densely mutated as a short session.
+    const int rounds = chance(rng, 0.25) ? 1 + static_cast<int>(pick(rng, 3)) : static_cast<int>(kRequestRoundsPerMutationRound * (2 + pick(rng, 3)));
     for (int r = 1; r <= rounds; ++r) {
       const int id = r == 1 ? 0 : 30 + 10 * r;   // message ids 3-5, 53-55, 63-65 (20, 21: structure case 5)
       const std::string c = r == 1 ? "c-" : "c-" + std::to_string(r) + "-";  // correlationIds c-1 (case 5 reuses it), c-2-1, ...
@@ -108,6 +114,10 @@ class AgentProtocol final : public Profile {
     return s;
   }
 
+  std::size_t mutation_rounds(const std::vector<Step>& seed) const override {
+    return std::max<std::size_t>(1, text_steps_with(seed, "\"echo\"").size() / kRequestRoundsPerMutationRound);
+  }
+
   std::string structure(Rng& rng, std::vector<Step>& s) const override {
     auto msgs = text_steps_with(s, "\"agentprotocol/");
     if (msgs.empty()) return {};
@@ -120,7 +130,11 @@ class AgentProtocol final : public Profile {
         auto requests = text_steps_with(s, "\"${id:c-1}\"");
         if (requests.empty() || s.empty()) return {};
         const std::size_t k = requests[0] + 1;
-        const std::string binding = s[0].data;  // a's connect step: the session's transport
+        // The session's transport, from a connect step: not s[0], which an earlier mutation may
+        // have moved or put a pause before (a "connect" to a JSON message, FuzzScope).
+        const auto connect = std::find_if(s.begin(), s.end(), [](const Step& st) { return st.kind == Step::Kind::connect && !st.data.empty(); });
+        if (connect == s.end()) return {};
+        const std::string binding = connect->data;
         s.insert(s.begin() + static_cast<std::ptrdiff_t>(std::min(k, s.size())),
                  {connect_step("c", binding),
                   text_step("c", message("c", "peer", "hello", {{"version", "0.1"}, {"features", {"signed-messages"}}}, 20), "valid"),
