@@ -377,7 +377,7 @@ struct HttpConnection::Impl {
 namespace {
 
 // Whether an idle kept-alive connection can take a request: not if the server closed it (a read
-// would see the end of the stream), reset it, or sent something nobody asked for.
+// would see the end of the stream), reset it, or sent something nobody asked for since.
 bool idle_connection_usable(beast::tcp_stream& stream) {
   char byte = 0;
   const ssize_t n = ::recv(stream.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -438,7 +438,11 @@ Expected<HttpResult, ClientError> HttpConnection::request(const HttpCall& call) 
     ++opened_;
     return http_request(runtime_, call);
   }
-  if (impl_->stream && (impl_->origin != url->host + ":" + url->port || !idle_connection_usable(*impl_->stream))) {
+  // Bytes read past the last answer (a server that sent more than it declared) would be taken
+  // for the start of the next answer: a new connection ignores them, as a connection per request
+  // did.
+  if (impl_->stream && (impl_->origin != url->host + ":" + url->port || impl_->buffer.size() != 0 ||
+                        !idle_connection_usable(*impl_->stream))) {
     impl_->stream.reset();
   }
   if (!impl_->stream) ++opened_;

@@ -27,6 +27,7 @@ class CountingServer {
     keep_alive,        // HTTP/1.1 keep-alive
     close_header,      // "Connection: close", then closes
     close_when_idle,   // keep-alive headers, then closes the connection 50 ms after answering
+    bytes_past_body,   // keep-alive, and four bytes more than the Content-Length it declared
   };
   explicit CountingServer(Mode mode) : mode_(mode) {
     fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -93,6 +94,7 @@ class CountingServer {
       std::string out = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: " + std::to_string(body.size()) + "\r\n";
       if (mode_ == Mode::close_header) out += "Connection: close\r\n";
       out += "\r\n" + body;
+      if (mode_ == Mode::bytes_past_body) out += "JUNK";
       if (::send(c, out.data(), out.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(out.size())) return;
       if (mode_ == Mode::close_header) return;
       if (mode_ == Mode::close_when_idle) {
@@ -157,6 +159,20 @@ TEST(HttpConnection, AConnectionTheServerClosedWhileIdleIsNotWrittenTo) {
     std::this_thread::sleep_for(200ms);  // the server has closed the connection meanwhile
   }
   EXPECT_EQ(server.requests(), 3) << "a request was lost or sent twice";
+  EXPECT_EQ(http.connections_opened(), 3u);
+}
+
+TEST(HttpConnection, BytesPastAnAnswerAreNotTakenForTheNextAnswer) {
+  CountingServer server(CountingServer::Mode::bytes_past_body);
+  Runtime runtime(Runtime::CallerDriven{});
+  HttpConnection http(runtime);
+  for (int i = 1; i <= 3; ++i) {
+    auto r = http.request(post(server.url()));
+    ASSERT_TRUE(r) << "request " << i << ": " << r.error().describe();
+    EXPECT_EQ(r->body, std::to_string(i));
+    std::this_thread::sleep_for(20ms);  // the junk has arrived, in the buffer or the socket
+  }
+  EXPECT_EQ(server.requests(), 3);
   EXPECT_EQ(http.connections_opened(), 3u);
 }
 
