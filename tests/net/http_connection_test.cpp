@@ -122,16 +122,22 @@ HttpCall post(const std::string& url) {
   return call;
 }
 
+// Three POSTs on `http`, each answered with its number; `pause` after each.
+void three_requests(HttpConnection& http, const CountingServer& server, std::chrono::milliseconds pause = 0ms) {
+  for (int i = 1; i <= 3; ++i) {
+    auto r = http.request(post(server.url()));
+    ASSERT_TRUE(r) << "request " << i << ": " << r.error().describe();
+    EXPECT_EQ(r->status, 200);
+    EXPECT_EQ(r->body, std::to_string(i));
+    std::this_thread::sleep_for(pause);
+  }
+}
+
 TEST(HttpConnection, RequestsShareOneKeptAliveConnection) {
   CountingServer server(CountingServer::Mode::keep_alive);
   Runtime runtime(Runtime::CallerDriven{});
   HttpConnection http(runtime);
-  for (int i = 1; i <= 3; ++i) {
-    auto r = http.request(post(server.url()));
-    ASSERT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(r->status, 200);
-    EXPECT_EQ(r->body, std::to_string(i));
-  }
+  three_requests(http, server);
   EXPECT_EQ(http.connections_opened(), 1u);
   EXPECT_EQ(server.connections(), 1);
 }
@@ -140,11 +146,7 @@ TEST(HttpConnection, ConnectionCloseMeansANewConnectionForTheNextRequest) {
   CountingServer server(CountingServer::Mode::close_header);
   Runtime runtime(Runtime::CallerDriven{});
   HttpConnection http(runtime);
-  for (int i = 1; i <= 3; ++i) {
-    auto r = http.request(post(server.url()));
-    ASSERT_TRUE(r) << r.error().describe();
-    EXPECT_EQ(r->body, std::to_string(i));
-  }
+  three_requests(http, server);
   EXPECT_EQ(http.connections_opened(), 3u);
 }
 
@@ -152,12 +154,7 @@ TEST(HttpConnection, AConnectionTheServerClosedWhileIdleIsNotWrittenTo) {
   CountingServer server(CountingServer::Mode::close_when_idle);
   Runtime runtime(Runtime::CallerDriven{});
   HttpConnection http(runtime);
-  for (int i = 1; i <= 3; ++i) {
-    auto r = http.request(post(server.url()));
-    ASSERT_TRUE(r) << "request " << i << ": " << r.error().describe();
-    EXPECT_EQ(r->body, std::to_string(i));
-    std::this_thread::sleep_for(200ms);  // the server has closed the connection meanwhile
-  }
+  three_requests(http, server, 200ms);  // the server closes each connection 50 ms after its answer
   EXPECT_EQ(server.requests(), 3) << "a request was lost or sent twice";
   EXPECT_EQ(http.connections_opened(), 3u);
 }
@@ -166,12 +163,7 @@ TEST(HttpConnection, BytesPastAnAnswerAreNotTakenForTheNextAnswer) {
   CountingServer server(CountingServer::Mode::bytes_past_body);
   Runtime runtime(Runtime::CallerDriven{});
   HttpConnection http(runtime);
-  for (int i = 1; i <= 3; ++i) {
-    auto r = http.request(post(server.url()));
-    ASSERT_TRUE(r) << "request " << i << ": " << r.error().describe();
-    EXPECT_EQ(r->body, std::to_string(i));
-    std::this_thread::sleep_for(20ms);  // the junk has arrived, in the buffer or the socket
-  }
+  three_requests(http, server, 20ms);  // the junk has arrived meanwhile, in our buffer or the socket
   EXPECT_EQ(server.requests(), 3);
   EXPECT_EQ(http.connections_opened(), 3u);
 }
