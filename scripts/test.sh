@@ -52,5 +52,5 @@ fi
 trap - EXIT
 tail -n 3 "$cfl/build.log"
 stage_done "libFuzzer build (rest of it, after the tests)"
-( fuzz_env; fuzz/smoke_out.sh "$OUT" 8 5 )
+( fuzz_env; fuzz/smoke_out.sh "$OUT" 4 3 )
 stage_done "fuzz smoke"

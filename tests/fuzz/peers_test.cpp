@@ -152,18 +152,26 @@ TEST_P(PeerBug, FoundAndReplayed) {
   const auto replay_log = dir / "replay.log";
   for (const std::string& bugs : {p.bug, std::string("none")}) {
     const int expected = bugs == "none" ? 0 : 1;
-    const std::uint16_t rport = free_port();
-    std::unique_ptr<process::Monitor> sup;
-    std::string args;
-    if (monitored) {
-      args = "--target-command \"" + relay_command(rport, bugs) + "\"";
-    } else {
-      sup = supervised(rport, bugs, dir / ("replay-" + bugs));
-      ASSERT_NE(sup, nullptr);
+    // An isolation bug of the broken relay shows only when the agents' frames interleave in the
+    // relay, which a replay cannot force: `--replay` makes three runs, and with four tests at once
+    // on two cores all three once kept a's stream ahead of c's (cross-stream-id, 2026-11-26). The
+    // broken relay gets up to three replays; the fixed relay gets one and must never trip.
+    const int tries = bugs != "none" && p.oracle == "isolation" ? 3 : 1;
+    int got = -1;
+    for (int attempt = 0; attempt < tries && got != expected && !(tries > 1 && got == 4); ++attempt) {
+      const std::uint16_t rport = free_port();
+      std::unique_ptr<process::Monitor> sup;
+      std::string args;
+      if (monitored) {
+        args = "--target-command \"" + relay_command(rport, bugs) + "\"";
+      } else {
+        sup = supervised(rport, bugs, dir / ("replay-" + bugs + "-" + std::to_string(attempt)));
+        ASSERT_NE(sup, nullptr);
+      }
+      std::ofstream(replay_log, std::ios::app) << "\n== replay " << attempt + 1 << " of " << file.string() << " on --bugs " << bugs << "\n";
+      got = rc(replay(file, rport, args, replay_log));
+      if (sup) sup->stop();
     }
-    std::ofstream(replay_log, std::ios::app) << "\n== replay of " << file.string() << " on --bugs " << bugs << "\n";
-    const int got = rc(replay(file, rport, args, replay_log));
-    if (sup) sup->stop();
     std::cout << "  replay on " << (bugs == "none" ? "the fixed relay" : "the relay with " + bugs) << ": exit " << got << "\n";
     // Two agents sharing a stream_id show the cross-delivery as one symptom or another depending
     // on how their frames interleave (a chunk lost, or a frame naming the wrong sender): on the

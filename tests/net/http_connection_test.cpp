@@ -71,17 +71,10 @@ class CountingServer {
     std::string in;
     while (!stop_) {
       const auto head_end = in.find("\r\n\r\n");
-      if (head_end == std::string::npos) {
-        if (!readable(c, 20)) continue;
-        char buf[4096];
-        const ssize_t n = ::recv(c, buf, sizeof buf, 0);
-        if (n <= 0) return;
-        in.append(buf, static_cast<std::size_t>(n));
-        continue;
-      }
       std::size_t length = 0;
-      if (auto at = in.find("Content-Length: "); at != std::string::npos && at < head_end) length = std::stoul(in.substr(at + 16));
-      if (in.size() < head_end + 4 + length) {
+      if (auto at = in.find("Content-Length: "); head_end != std::string::npos && at < head_end) length = std::stoul(in.substr(at + 16));
+      if (head_end == std::string::npos || in.size() < head_end + 4 + length) {
+        // The head or the body is not all here yet.
         if (!readable(c, 20)) continue;
         char buf[4096];
         const ssize_t n = ::recv(c, buf, sizeof buf, 0);

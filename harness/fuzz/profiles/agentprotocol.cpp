@@ -98,7 +98,7 @@ class AgentProtocol final : public Profile {
     // rounds of requests (mutation_rounds): as densely mutated as a short session.
     const int rounds = chance(rng, 0.25) ? 1 + static_cast<int>(pick(rng, 3)) : static_cast<int>(kRequestRoundsPerMutationRound * (2 + pick(rng, 3)));
     for (int r = 1; r <= rounds; ++r) {
-      const int id = r == 1 ? 0 : 30 + 10 * r;   // message ids 3-5, 53-55, 63-65 (20, 21: structure case 5)
+      const int id = r == 1 ? 0 : 30 + 10 * r;   // message ids 3-5, then 53-55, 63-65, ... 153-155 (20, 21: structure case 5)
       const std::string c = r == 1 ? "c-" : "c-" + std::to_string(r) + "-";  // correlationIds c-1 (case 5 reuses it), c-2-1, ...
       s.push_back(text_step("a", message("a", "peer", "request", request("echo", {{"text", "hi"}}, "${id:" + c + "1}"), 3 + id), "valid"));
       s.push_back(text_step("a", message("a", "peer", "request", request("reverse", {{"text", "stressed"}}, "${id:" + c + "2}"), 4 + id), "valid"));
