@@ -77,12 +77,14 @@ TEST_P(LoadProtocols, EveryMessageArrivesOnceAndInOrder) {
   EXPECT_NE(text.find("<svg"), std::string::npos);
   EXPECT_NE(text.find("latency histogram"), std::string::npos);
   EXPECT_NE(text.find("throughput over time"), std::string::npos);
-  if (p == "chopsticks" || p == "a2acp") EXPECT_EQ(total(r, "replies"), total(r, "delivered")) << "every request was answered";
+  if (p == "chopsticks" || p == "a2acp") {
+    EXPECT_EQ(total(r, "replies"), total(r, "delivered")) << "every request was answered";
+  }
   fs::remove_all(report.parent_path());
 }
 
 INSTANTIATE_TEST_SUITE_P(Relay, LoadProtocols, ::testing::Values("agora", "alp", "agentprotocol", "a2acp", "chopsticks"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param_info) { return param_info.param; });
 
 // The load-only faults: each is caught by the counter it breaks.
 struct Fault {
