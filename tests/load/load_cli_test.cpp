@@ -106,10 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(Fault{"agora.load.drop-one-in-n", "lost", "--agents 2 --rate 2500 --duration 1500ms"},
                       Fault{"agora.load.reorder-under-contention", "reordered", "--agents 2 --rate 2500 --duration 1500ms"},
                       Fault{"agora.load.misdeliver-under-contention", "misdelivered", "--agents 4 --rate 3000 --duration 1500ms"}),
-    [](const auto& info) {
-      std::string n = info.param.counter;
-      return n;
-    });
+    [](const auto& param_info) { return std::string(param_info.param.counter); });
 
 // What the load-only faults are for: the conformance suite cannot see them.
 TEST(LoadFaults, RunPassesWithThem) {
