@@ -158,7 +158,7 @@ TEST_P(PeerBug, FoundAndReplayed) {
     // broken relay gets up to three replays; the fixed relay gets one and must never trip.
     const int tries = bugs != "none" && p.oracle == "isolation" ? 3 : 1;
     int got = -1;
-    for (int attempt = 0; attempt < tries && got != expected && !(tries > 1 && got == 4); ++attempt) {
+    for (int attempt = 0; attempt < tries && got != expected && got != 4; ++attempt) {  // 4: trips differently
       const std::uint16_t rport = free_port();
       std::unique_ptr<process::Monitor> sup;
       std::string args;
