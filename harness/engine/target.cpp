@@ -1,6 +1,7 @@
 #include "harness/engine/target.hpp"
 
 #include "harness/engine/driver.hpp"
+#include "harness/engine/pacer.hpp"
 
 #include "harness/json/strict_reader.hpp"
 #include "harness/schema/schema_store.hpp"
@@ -202,7 +203,21 @@ Expected<TargetConfig, std::string> target_from_document(const TargetDeclaration
     for (const auto& [k, v] : it->items()) t.paths[k] = v.get<std::string>();
   }
   if (!parsed->path.empty() && parsed->path != "/") {
-    if (const PathDecl* primary = d.primary_path()) {
+    const PathDecl* primary = d.primary_path();
+    // An http(s):// URL names an HTTP entry point: with a WebSocket primary, its path is the one
+    // HTTP entry point every target has (AgentProtocol's POST path), never paths.ws.
+    if (primary != nullptr && primary->transport == "ws" && (parsed->scheme == "http" || parsed->scheme == "https")) {
+      const PathDecl* only_http = nullptr;
+      std::size_t n = 0;
+      for (const auto& [name, p] : d.paths) {
+        if (p.transport == "http" && p.feature.empty()) {
+          only_http = &p;
+          ++n;
+        }
+      }
+      if (n == 1) primary = only_http;
+    }
+    if (primary != nullptr) {
       if (doc.contains("paths") && doc["paths"].contains(primary->name) && doc["paths"][primary->name] != parsed->path) {
         t.warnings.push_back("the path of --target (" + parsed->path + ") overrides paths." + primary->name + " (" +
                              doc["paths"][primary->name].get<std::string>() + ") of " + source);
@@ -231,6 +246,11 @@ Expected<TargetConfig, std::string> target_from_document(const TargetDeclaration
     t.tls.server_name = it->value("server_name", std::string());
   }
   t.timeout_scale = doc.value("timeout_scale", 1.0);
+  if (auto it = doc.find("limits"); it != doc.end() && it->is_object()) {
+    t.max_connections = it->value("connections", std::size_t{0});
+    t.max_requests_per_second = it->value("requests_per_second", 0.0);
+    if (t.max_requests_per_second > 0) t.pacer = std::make_shared<RequestPacer>(t.max_requests_per_second);
+  }
   // A claimed feature is only usable with the settings it needs.
   std::vector<std::string> missing;
   for (const auto& f : t.features) {

@@ -37,6 +37,12 @@ struct TargetConfig {
   std::set<std::string> transports;          // transports offered; empty: every transport
   net::TlsClientOptions tls;
   double timeout_scale = 1.0;
+  // target.json "limits": what the deployment allows one client address (0: not said).
+  std::size_t max_connections = 0;
+  double max_requests_per_second = 0;
+  // Paces HTTP requests and WebSocket upgrades to max_requests_per_second across every case
+  // (shared by the copies of this config; null: unpaced).
+  std::shared_ptr<class RequestPacer> pacer;
   const TargetDeclaration* declaration = nullptr;
   std::vector<std::string> warnings;         // e.g. a --target path overriding target.json's
   // The embedded reference lobby only: the same lobby configuration served over TLS (a TLS-only
