@@ -26,7 +26,7 @@ std::string h(std::string_view s) { return html_escape(s); }
 
 // The CSS class suffix of a verdict or requirement status (unknown values share one style).
 std::string css(const std::string& verdict) {
-  for (const char* known : {"PASS", "FAIL", "WARN", "ERROR", "UNTESTED"}) {
+  for (const char* known : {"PASS", "FAIL", "WARN", "ERROR", "BLOCKED", "UNTESTED"}) {
     if (verdict == known) return verdict;
   }
   return verdict == "NOT_APPLICABLE" ? "NA" : "other";
@@ -329,6 +329,17 @@ void write_case(std::ostringstream& out, const CaseView& c, const RunView& run, 
           << it->second->count << " cases</a>";
     }
     out << "</p>\n";
+  }
+  if (!c.blocked_by.empty()) {
+    out << "<p class=\"root-cause\"><b>Blocked by:</b> " << h(c.blocked_by)
+        << " failed at an entry point this case needs (see the preflight); the case judged nothing</p>\n";
+  }
+  if (!c.capacity.empty()) out << "<p class=\"root-cause\"><b>Target capacity:</b> " << h(c.capacity) << "</p>\n";
+  if (c.order_dependent) {
+    std::string before;
+    for (const auto& id : c.ran_before) before += (before.empty() ? "" : ", ") + id;
+    out << "<p class=\"root-cause\"><b>Order-dependent:</b> it failed in the run, and passed when run again alone; cases before it on that target: "
+        << h(before.empty() ? std::string("none") : before) << "</p>\n";
   }
   if (!c.na_cause.empty() && c.na_cause != c.reason) out << "<p><b>N/A group:</b> " << h(c.na_cause) << "</p>\n";
   if (!c.description.empty()) out << "<p class=\"description\">" << h(c.description) << "</p>\n";

@@ -232,7 +232,7 @@ std::string render_junit(const Json& doc, const Limits& limits) {
     it->second.push_back(&c);
   }
   // A case the run never judged because of an interrupt is skipped, not an error of the target.
-  auto skipped = [&run](const CaseView& c) { return c.verdict == "NOT_APPLICABLE" || run->cut_by_interrupt(c); };
+  auto skipped = [&run](const CaseView& c) { return c.verdict == "NOT_APPLICABLE" || c.verdict == "BLOCKED" || run->cut_by_interrupt(c); };
   auto count = [&](const std::vector<const CaseView*>& cases) {
     Counts n;
     for (const auto* c : cases) {

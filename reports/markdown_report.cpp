@@ -34,14 +34,14 @@ std::string md_code(const std::string& s) {
 
 void write_protocols(std::ostringstream& out, const RunView& run) {
   const bool coverage = run.coverage && !run.coverage->protocols.empty();
-  out << "| protocol | spec | conformant | PASS | FAIL | WARN | N/A | ERROR | requirements covered |"
-      << (coverage ? " MUST coverage | readings tested |" : "") << "\n|---|---|---|---:|---:|---:|---:|---:|---:|"
+  out << "| protocol | spec | conformant | PASS | FAIL | WARN | N/A | ERROR | BLOCKED | requirements covered |"
+      << (coverage ? " MUST coverage | readings tested |" : "") << "\n|---|---|---|---:|---:|---:|---:|---:|---:|---:|"
       << (coverage ? "---:|---:|" : "") << "\n";
   for (const auto& p : run.protocols) {
     auto n = [&p](const char* v) { return p.counts.count(v) ? p.counts.at(v) : 0; };
     out << "| " << md_escape(p.name) << " | " << md_escape(p.spec) << (p.spec_version.empty() ? "" : " " + md_escape(p.spec_version))
         << " | " << (p.conformant ? "yes" : "**no**") << " | " << n("PASS") << " | " << n("FAIL") << " | " << n("WARN") << " | "
-        << n("NOT_APPLICABLE") << " | " << n("ERROR") << " | ";
+        << n("NOT_APPLICABLE") << " | " << n("ERROR") << " | " << n("BLOCKED") << " | ";
     if (p.requirements >= 0) out << p.requirements_covered << "/" << p.requirements;
     out << " |";
     if (coverage) {

@@ -100,6 +100,12 @@ std::unique_ptr<RunView> view_of(const Json& doc) {
       k.reading = flag(c, "reading");
       k.na_cause = str(c, "na_cause");
       k.root_cause = str(c, "root_cause");
+      k.blocked_by = str(c, "blocked_by");
+      k.capacity = str(c, "capacity");
+      if (auto o = c.find("order_dependent"); o != c.end() && o->is_object()) {
+        k.order_dependent = true;
+        k.ran_before = strings(*o, "ran_before");
+      }
       v->cases.push_back(std::move(k));
     }
   }

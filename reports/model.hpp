@@ -18,7 +18,7 @@ namespace ac::reports {
 using Json = nlohmann::json;
 
 inline const std::vector<std::string>& verdict_order() {
-  static const std::vector<std::string> v = {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR"};
+  static const std::vector<std::string> v = {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR", "BLOCKED"};
   return v;
 }
 
@@ -63,6 +63,10 @@ struct CaseView {
   bool reading = false;    // every blamed requirement is agentconform's reading of a silent spec
   std::string na_cause;    // NOT_APPLICABLE: the reason its group shares
   std::string root_cause;  // FAIL/ERROR: the first failing request and its answer
+  std::string blocked_by;  // BLOCKED: the requirement whose entry point failed in the preflight
+  std::string capacity;    // ERROR: the capacity refusal the target kept giving
+  std::vector<std::string> ran_before;  // an order-dependent FAIL: the cases before it on that target
+  bool order_dependent = false;
   double duration_ms = 0;
   std::optional<FailedStepView> failed;
   const Json* transcript = nullptr;  // into the document; null when absent

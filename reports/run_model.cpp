@@ -32,7 +32,7 @@ std::optional<Tally> tally(const Json& j, const char* key) {
   if (const Json* p = member(*t, "percent"); p && p->is_number()) {
     out.percent = num(*t, "percent");  // finite or 0
   } else {
-    out.percent = out.applicable == 0 ? 100.0 : 100.0 * static_cast<double>(out.tested) / static_cast<double>(out.applicable);
+    out.percent = out.applicable == 0 ? 0.0 : 100.0 * static_cast<double>(out.tested) / static_cast<double>(out.applicable);
   }
   return out;
 }
@@ -57,6 +57,7 @@ std::vector<GroupView> groups(const Json& doc, const char* key) {
 }  // namespace
 
 std::string tally_text(const Tally& t) {
+  if (t.applicable == 0) return "none applicable";
   char pct[32];
   std::snprintf(pct, sizeof pct, "%.1f", t.percent);
   return std::to_string(t.tested) + " of " + std::to_string(t.applicable) + " (" + pct + "%)";

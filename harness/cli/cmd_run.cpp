@@ -226,12 +226,16 @@ int run(RunCli& o) {
   // What the gate of verdicts does not see: a setup error, a run that executed nothing, too
   // little MUST coverage, an interrupt. Each overrides the exit code, with its reason.
   const double coverage = outcome->result.coverage.value("must", nlohmann::json::object()).value("percent", 100.0);
+  const bool none_applicable = outcome->result.coverage.value("must", nlohmann::json::object()).value("none_applicable", false);
   if (outcome->setup_error) {
     gate.exit_code = 3;
     gate.summary = "setup error: " + outcome->result.setup_error.substr(0, outcome->result.setup_error.find('\n'));
   } else if (outcome->executed == 0) {
     gate.exit_code = 2;
     gate.summary = "no case was executed: every selected case is NOT_APPLICABLE or ERROR (see the reasons above)";
+  } else if (o.min_must_coverage >= 0 && none_applicable && gate.exit_code == 0) {
+    gate.exit_code = 1;
+    gate.summary = "MUST coverage: none applicable (no MUST applies to the roles declared), so --min-must-coverage cannot be met";
   } else if (o.min_must_coverage >= 0 && coverage < o.min_must_coverage && gate.exit_code == 0) {
     gate.exit_code = 1;
     std::ostringstream why;
@@ -240,9 +244,10 @@ int run(RunCli& o) {
   }
   if (outcome->target_deaths > 0 && !outcome->setup_error && gate.exit_code < 2) {
     // A message must never kill the target, whatever the cases' verdicts say.
+    const bool verdicts_clean = gate.exit_code == 0;
     gate.exit_code = 1;
-    gate.summary = std::to_string(outcome->target_deaths) + " target death" + (outcome->target_deaths == 1 ? "" : "s") +
-                   " (crash or hang) during the run: see the target deaths above; " + gate.summary;
+    gate.summary = "not conformant: " + std::to_string(outcome->target_deaths) + " target death" + (outcome->target_deaths == 1 ? "" : "s") +
+                   " (crash or hang) during the run: see the target deaths above" + (verdicts_clean ? std::string() : "; " + gate.summary);
   }
   if (const int sig = o.run.interrupt->load(); sig != 0) {
     gate.exit_code = interrupted_exit_code(sig);
@@ -284,7 +289,15 @@ void add_run(CLI::App& app, Context& ctx) {
   cmd->add_option("--tag", o->run.tags, "only cases with this tag (repeatable)");
   cmd->add_option("--level", o->run.levels, "only cases of this level: MUST | SHOULD | MAY (repeatable)");
   cmd->add_option("--suites", o->run.suites_dir, "a directory of custom suites (DIR/<protocol>/<suite>.json; docs/scenarios.md) run beside the built-in ones");
-  cmd->add_option("--jobs,-j", o->run.jobs, "cases run in parallel (default: 32; cases mostly wait on the target)")->check(Jobs());
+  cmd->add_option("--jobs,-j", o->run.jobs,
+                  "cases run in parallel (default: 32 against the embedded lobby, 4 against a third-party target; target.json limits caps connections)")
+      ->check(Jobs());
+  cmd->add_option("--preflight", o->run.preflight,
+                  "default: a setup mistake stops the run (exit 3), an entry point that breaks the spec is a FAIL and its cases BLOCKED; "
+                  "strict: any failed check stops it; warn: nothing stops it; off: no preflight")
+      ->check(CLI::IsMember({"default", "strict", "warn", "off"}));
+  cmd->add_flag("--strict-order", o->run.strict_order,
+                "a FAIL that does not recur when its case runs again alone (order-dependent) gates as a FAIL (default: as a WARN)");
   cmd->add_option("--timeout-scale", o->run.timeout_scale, "multiply every step and case timeout (a slow target: 2, 5)")
       ->capture_default_str()
       ->check(TimeoutScale());

@@ -31,6 +31,7 @@ const char* verdict_colour(const std::string& v) {
   if (v == "FAIL") return "1;31";
   if (v == "WARN") return "33";
   if (v == "ERROR") return "1;35";
+  if (v == "BLOCKED") return "35";
   return "2";
 }
 
@@ -79,7 +80,8 @@ RunPrinter::RunPrinter(std::ostream& out, Style style, const engine::Requirement
 void RunPrinter::on_case(const engine::CaseResult& r, std::size_t done, std::size_t total) {
   if (quiet_) return;
   std::lock_guard lock(mutex_);
-  const std::string v = engine::verdict_name(r.verdict);
+  // A provisional verdict is not the case's: it runs again (alone) before the run ends.
+  const std::string v = !r.provisional ? engine::verdict_name(r.verdict) : r.verdict == engine::Verdict::fail ? "FAIL?" : "RERUN";
   const bool failed = r.verdict == engine::Verdict::fail || r.verdict == engine::Verdict::warn;
   const bool detail = failed || r.verdict == engine::Verdict::error;
   const std::string indent(15, ' ');
@@ -122,9 +124,18 @@ void RunPrinter::finish_progress() {
 }
 
 void RunPrinter::summary(const engine::RunResult& result) {
+  // The root causes lead: one fix there changes many verdicts below.
+  const auto roots = engine::root_cause_groups(result.cases);
+  if (!roots.empty()) {
+    out_ << "\nroot causes (each shared by several cases; fix these first):\n";
+    for (const auto& g : roots) {
+      out_ << "  " << std::setw(4) << g["count"].get<int>() << " cases: " << shown(g["cause"].get<std::string>(), 200) << " (first: "
+           << g["cases"][0].get<std::string>() << ")\n";
+    }
+  }
   std::map<std::string, std::map<std::string, int>> counts;
   for (const auto& c : result.cases) counts[c.protocol][engine::verdict_name(c.verdict)]++;
-  const char* kinds[] = {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR"};
+  const char* kinds[] = {"PASS", "FAIL", "WARN", "NOT_APPLICABLE", "ERROR", "BLOCKED"};
   out_ << "\n" << pad("protocol", 15) << pad("cases", 7);
   for (const char* k : kinds) out_ << pad(short_verdict(k), 7);
   out_ << "\n";
@@ -150,13 +161,11 @@ void RunPrinter::summary(const engine::RunResult& result) {
     out_ << "\nnot applicable, by reason:\n";
     for (const auto& g : na) out_ << "  " << std::setw(4) << g["count"].get<int>() << " N/A: " << reports::terminal_safe(g["cause"].get<std::string>()) << "\n";
   }
-  const auto roots = engine::root_cause_groups(result.cases);
-  if (!roots.empty()) {
-    out_ << "\nfailures that share one root cause (fix it first):\n";
-    for (const auto& g : roots) {
-      out_ << "  " << std::setw(4) << g["count"].get<int>() << " cases: " << shown(g["cause"].get<std::string>(), 200) << " (first: "
-           << g["cases"][0].get<std::string>() << ")\n";
-    }
+  std::size_t order_dependent = 0;
+  for (const auto& c : result.cases) order_dependent += c.order_dependent;
+  if (order_dependent > 0) {
+    out_ << "\n" << order_dependent << " order-dependent case" << (order_dependent == 1 ? "" : "s")
+         << ": failed in the run, passed alone (the target kept state from earlier cases; gated as WARN unless --strict-order)\n";
   }
   if (result.target_down.is_object()) {
     out_ << "\n" << style_.paint("the target stopped answering", "1;35") << " during " << result.target_down.value("detected_in", std::string());
@@ -171,9 +180,9 @@ void RunPrinter::summary(const engine::RunResult& result) {
     for (const auto& d : result.target_deaths) {
       const std::string culprit = d["culprit"].is_string() ? d["culprit"].get<std::string>() : std::string();
       out_ << "  " << shown(d.value("how", std::string()), 160) << ", noticed after " << d.value("detected_after", std::string());
-      if (d.value("alone", false)) out_ << " (run alone: this case kills it)";
-      else if (!culprit.empty()) out_ << "; culprit " << culprit << " (it kills the target when run alone)";
-      else out_ << "; no case killed it when run alone (a crash under parallel load: run with --jobs 1)";
+      if (d.value("alone", false)) out_ << " (run alone)";
+      if (!culprit.empty()) out_ << "; culprit " << culprit << " (it killed a fresh target twice when run alone)";
+      else if (!d.value("alone", false)) out_ << "; target died; no case kills it alone (a crash under parallel load: try --jobs 1)";
       out_ << "\n";
       const std::string evidence = d.value("evidence", std::string());
       if (!evidence.empty()) {
@@ -185,10 +194,19 @@ void RunPrinter::summary(const engine::RunResult& result) {
   }
   if (const auto& m = result.coverage.value("must", nlohmann::json::object()); m.contains("applicable")) {
     const auto& rd = result.coverage["readings"];
-    out_ << "\nMUST coverage: " << m["tested"].get<int>() << " of " << m["applicable"].get<int>() << " spec MUSTs that apply to the target tested ("
-         << std::fixed << std::setprecision(1) << m["percent"].get<double>() << "%)";
+    if (m.value("none_applicable", false)) {
+      out_ << "\nMUST coverage: none applicable: no spec MUST applies to the roles the target declares, so this run tested no MUST";
+    } else {
+      out_ << "\nMUST coverage: " << m["tested"].get<int>() << " of " << m["applicable"].get<int>() << " spec MUSTs that apply to the target tested ("
+           << std::fixed << std::setprecision(1) << m["percent"].get<double>() << "%)";
+    }
     if (rd.value("applicable", 0) > 0) out_ << "; readings: " << rd["tested"].get<int>() << " of " << rd["applicable"].get<int>();
     out_ << "\n";
+    const nlohmann::json protocols = result.coverage.value("protocols", nlohmann::json::object());
+    for (const auto& [p, c] : protocols.items()) {
+      const auto& pm = c.value("must", nlohmann::json::object());
+      if (pm.value("none_applicable", false)) out_ << "  " << p << ": " << reports::terminal_safe(pm.value("hint", std::string())) << "\n";
+    }
   }
   out_ << "seed " << result.seed << ", " << std::fixed << std::setprecision(2) << result.duration_ms / 1000.0 << " s\n";
 }

@@ -42,21 +42,27 @@ class MonitoredTarget final : public engine::TargetWatch {
     const std::string output = m.output();
     death.evidence = process::crash_excerpt(output, 4);
     if (death.evidence.empty()) death.evidence = m.output_tail(1500);
-    if (auto r = m.restart(); !r) {
-      death.restart_error = r.error();
+    if (auto e = start_again()) {
+      death.restart_error = *e;
       return death;
     }
-    const auto ready = m.wait_ready([&] { return answers(); }, start_timeout_, 100ms);
-    death.restarted = ready == process::Monitor::Ready::ready;
-    if (!death.restarted) {
-      death.restart_error = ready == process::Monitor::Ready::exited ? "the restarted target " + m.exit_description() + ": " + m.output_tail(800)
-                                                                     : "the restarted target did not answer within " +
-                                                                           std::to_string(start_timeout_.count() / 1000) + " s";
-    }
+    death.restarted = true;
     return death;
   }
 
+  std::optional<std::string> restart() override { return start_again(); }
+
  private:
+  // Starts the target again and waits until it answers; the error when it does not.
+  std::optional<std::string> start_again() {
+    process::Monitor& m = *target_.monitor;
+    if (auto r = m.restart(); !r) return r.error();
+    const auto ready = m.wait_ready([&] { return answers(); }, start_timeout_, 100ms);
+    if (ready == process::Monitor::Ready::ready) return std::nullopt;
+    return ready == process::Monitor::Ready::exited ? "the restarted target " + m.exit_description() + ": " + m.output_tail(800)
+                                                    : "the restarted target did not answer within " + std::to_string(start_timeout_.count() / 1000) + " s";
+  }
+
   bool answers() { return !prober_.probe().has_value(); }
 
   fuzz::FuzzTarget target_;

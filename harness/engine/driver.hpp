@@ -74,6 +74,9 @@ struct ProbeResult {
   bool ok = false;
   std::string detail;  // what was seen (status, error)
   std::string fix;     // what to change (setting, path, scheme), empty when ok
+  // Failed because the target broke this requirement, not because of its setup: only a refused
+  // credential (401/403), an unreachable target and target.json itself are setup mistakes.
+  std::string requirement;
 };
 
 struct ConnectResult {
@@ -104,6 +107,9 @@ class Driver {
   // default connects one probe agent as every case does (registration, token, binding) and
   // closes it; a refusal or an error is a setup problem, reported with the setting to fix.
   virtual std::vector<ProbeResult> probe(CaseEnv& env) const;
+  // The requirement a valid agent's refusal at the protocol's entry point breaks (the default
+  // probe's FAIL when the entry point exists and refuses anyway); empty: a setup error.
+  virtual std::string admission_requirement() const { return ""; }
 
  protected:
   // The probe's agent ("probe"), created and initialised as a case's agent would be.
@@ -137,6 +143,8 @@ class Driver {
 const Driver& driver_for(proto::ProtocolId id);
 
 // The default reading of a probe connect: connected, or refused/unreachable with what was seen.
-ProbeResult probe_result(const ConnectResult& r);
+// A refusal other than 401/403 at an entry point that exists breaks `requirement` (the
+// protocol's "a valid agent is admitted"); with no requirement it is a setup error.
+ProbeResult probe_result(const ConnectResult& r, const std::string& requirement = "");
 
 }  // namespace ac::engine

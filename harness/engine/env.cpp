@@ -1,8 +1,12 @@
 // CaseEnv and the Driver defaults.
 #include <cstdio>
 
+#include <thread>
+
+#include "harness/engine/capacity.hpp"
 #include "harness/engine/channels.hpp"
 #include "harness/engine/driver.hpp"
+#include "harness/engine/pacer.hpp"
 
 namespace ac::engine {
 
@@ -24,6 +28,7 @@ Expected<net::HttpResult, net::ClientError> CaseEnv::http(const std::string& met
   std::string head = method + " " + (absolute ? path : path);
   for (const auto& [k, v] : call.headers) head += "\n" + k + ": " + v;
   transcript.add(channel, "out", "http-request", head + (body.empty() ? "" : "\n\n" + body));
+  if (target.pacer) target.pacer->wait();
   auto r = net::http_request(runtime, call);
   if (!r) {
     transcript.add(channel, "in", "error", r.error().describe());
@@ -45,7 +50,22 @@ Expected<std::shared_ptr<Channel>, net::ClientError> CaseEnv::ws_connect(const s
   o.tls = target.tls;
   const std::string url = path_and_query.find("://") != std::string::npos ? path_and_query : target.ws_base + path_and_query;
   transcript.add(channel, "out", "connect", url);
+  if (target.pacer) target.pacer->wait();
   auto c = net::WsClient::connect(runtime, url, o);
+  // A refusal for capacity (429/503 at the upgrade) is retried with backoff, a few times, within
+  // the step's timeout: the deployment said "later", not "no". Each try is in the transcript.
+  std::chrono::milliseconds backoff(100);
+  const auto give_up = std::chrono::steady_clock::now() + step_timeout;
+  while (!c && c.error().kind == net::ClientError::Kind::refused && capacity_status(c.error().status) &&
+         std::chrono::steady_clock::now() + backoff < give_up) {
+    transcript.add(channel, "in", "refused", c.error().body, c.error().status);
+    transcript.add(channel, "note", "note", "refused for capacity: retrying in " + std::to_string(backoff.count()) + " ms");
+    std::this_thread::sleep_for(backoff);
+    backoff *= 2;
+    transcript.add(channel, "out", "connect", url);
+    if (target.pacer) target.pacer->wait();
+    c = net::WsClient::connect(runtime, url, o);
+  }
   if (!c) {
     if (c.error().kind == net::ClientError::Kind::refused) {
       transcript.add(channel, "in", "refused", c.error().body, c.error().status);
@@ -100,16 +120,26 @@ std::set<std::string> Driver::case_transports(const Case& kase, const TargetConf
   return out;
 }
 
-ProbeResult probe_result(const ConnectResult& r) {
+ProbeResult probe_result(const ConnectResult& r, const std::string& requirement) {
   switch (r.outcome) {
     case ConnectResult::Outcome::connected:
-      return {"connect", true, "a probe agent connected the way every case connects its agents", ""};
-    case ConnectResult::Outcome::refused:
-      return {"connect", false,
-              (r.request.empty() ? std::string("the connection") : r.request) + " was refused" +
-                  (r.status != 0 ? " with HTTP " + std::to_string(r.status) : "") + (r.body.empty() ? "" : ": " + r.body.substr(0, 200)) +
-                  (r.message.empty() ? "" : " (" + r.message + ")"),
-              "check the settings and paths the protocol's connect uses (docs/targets.md)"};
+      return {"connect", true, "a probe agent connected the way every case connects its agents", "", ""};
+    case ConnectResult::Outcome::refused: {
+      const bool credential = r.status == 401 || r.status == 403;
+      ProbeResult p{"connect", false,
+                    (r.request.empty() ? std::string("the connection") : r.request) + " was refused" +
+                        (r.status != 0 ? " with HTTP " + std::to_string(r.status) : "") + (r.body.empty() ? "" : ": " + r.body.substr(0, 200)) +
+                        (r.message.empty() ? "" : " (" + r.message + ")"),
+                    "check the settings and paths the protocol's connect uses (docs/targets.md)", ""};
+      if (!credential && !requirement.empty()) {
+        p.requirement = requirement;
+        p.fix = "the entry point exists (the paths checks passed) and refused a valid agent: the target breaks " + requirement +
+                "; the cases that need this entry point are BLOCKED";
+      } else if (credential && !requirement.empty()) {
+        p.fix += "; if the credential is right, the target breaks " + requirement;
+      }
+      return p;
+    }
     case ConnectResult::Outcome::unreachable:
       return {"connect", false, r.message, "check that the target is running and --target names it"};
     case ConnectResult::Outcome::harness_error:
@@ -128,7 +158,7 @@ AgentSession& Driver::probe_agent(CaseEnv& env) const {
 }
 
 std::vector<ProbeResult> Driver::probe(CaseEnv& env) const {
-  return {probe_result(connect(probe_agent(env), Json{{"connect", "probe"}}, env))};
+  return {probe_result(connect(probe_agent(env), Json{{"connect", "probe"}}, env), admission_requirement())};
 }
 
 Expected<Json, std::string> Driver::trigger(const std::string& action, const Json&, CaseEnv&) const {

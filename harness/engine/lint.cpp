@@ -367,6 +367,8 @@ struct File {
 struct Vocabulary {
   std::set<std::string> variables;  // "lobby_id", "<agent>.token"
   std::set<std::string> connect, send, triggers, agent_properties;
+  // Message members a target may key state by: never a literal in a send step (${ns}, ${uuid}, ...).
+  std::set<std::string> identifiers;
   std::string file;
 };
 
@@ -685,6 +687,11 @@ class Linter {
     names("send", v.send);
     names("triggers", v.triggers);
     names("agent_properties", v.agent_properties);
+    if (auto it = d.find("identifiers"); it != d.end() && it->is_array()) {
+      for (const auto& id : *it) {
+        if (id.is_string()) v.identifiers.insert(id.get<std::string>());
+      }
+    }
     vocab_[f.protocol] = std::move(v);
   }
 
@@ -1087,6 +1094,7 @@ class Linter {
         if (s.contains(key)) payloads.emplace_back(key);
       }
       if (payloads.size() > 1) problem(f, at, "a send step sends one of message, raw, binary_base64 or frame; this one has " + join(payloads));
+      if (s.contains("message")) literal_identifiers(k, s["message"], at + "/message");
       if (payloads.size() == 1 && payloads.front() != "message") {
         for (const auto& [key, v] : s.items()) {
           if (key == "fill" || key == "remove" || key == "patch" || key == "capture" || own->count(key) != 0) {
@@ -1169,12 +1177,39 @@ class Linter {
     }
   }
 
+  // --- identifiers ---
+
+  // A literal identifier in a sent message is shared by every run of the case and, copied, by
+  // other cases: a target that keys state by it (sessions by guild and channel, a registry that
+  // refuses a reused id) mixes cases that run in parallel. Each must come from a placeholder.
+  void literal_identifiers(const CaseContext& k, const Json& v, const std::string& at) {
+    if (k.vocab == nullptr || k.vocab->identifiers.empty()) return;
+    if (v.is_object()) {
+      for (const auto& [key, e] : v.items()) {
+        const bool literal_string = e.is_string() && !e.get_ref<const std::string&>().empty() && e.get_ref<const std::string&>().find("${") == std::string::npos;
+        const bool literal_list = e.is_array() && std::any_of(e.begin(), e.end(), [](const Json& x) {
+          return x.is_string() && !x.get_ref<const std::string&>().empty() && x.get_ref<const std::string&>().find("${") == std::string::npos;
+        });
+        if (k.vocab->identifiers.count(key) != 0 && (literal_string || literal_list)) {
+          problem(*k.file, at + "/" + seg(key),
+                  "literal identifier " + show(e) + " in " + key + ": parallel cases would share it (a target may key state by it); write it from the "
+                  "case's namespace, e.g. \"${ns}-1\" (or ${uuid}, ${<agent>.id}); " + k.vocab->file + " lists the members under \"identifiers\"");
+          continue;
+        }
+        literal_identifiers(k, e, at + "/" + seg(key));
+      }
+    } else if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i) literal_identifiers(k, v[i], at + "/" + std::to_string(i));
+    }
+  }
+
   // --- placeholders ---
 
   std::set<std::string> visible(const CaseContext& k, const Scope& scope) const {
     std::set<std::string> out = scope.defined;
     out.insert("uuid");
     out.insert("now");
+    out.insert("ns");
     if (scope.in_repeat) out.insert("i");
     for (const auto& a : k.agents) {
       out.insert(a + ".id");
@@ -1249,7 +1284,7 @@ class Linter {
     }
     std::vector<std::string> candidates(names.begin(), names.end());
     if (auto near = closest_name(name, candidates)) return message + " (did you mean ${" + *near + "}?)";
-    return message + ": define it with an earlier set or capture step; the built-ins are ${uuid}, ${now}, ${i} (in repeat), ${<agent>.id}, and the " +
+    return message + ": define it with an earlier set or capture step; the built-ins are ${uuid}, ${now}, ${ns}, ${i} (in repeat), ${<agent>.id}, and the " +
            k.protocol + " driver's variables are in " + (k.vocab->file.empty() ? "suites/" + k.protocol + "/variables.json" : k.vocab->file);
   }
 

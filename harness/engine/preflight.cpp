@@ -1,5 +1,6 @@
 #include "harness/engine/preflight.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "harness/engine/driver.hpp"
@@ -119,7 +120,28 @@ bool needed(const TargetConfig& t, const PathDecl& p) {
 PreflightCheck check_entry_point(const TargetConfig& t, const PathDecl& p, net::Runtime& runtime, const PreflightOptions& o) {
   const std::string path = t.path(p.name);
   PreflightCheck c{"paths." + p.name, Status::passed, "", ""};
-  const std::string set_it = "set paths." + p.name + " in target.json to the path where the implementation serves it (" + p.description + ")";
+  std::string set_it = "set paths." + p.name + " in target.json to the path where the implementation serves it (" + p.description + ")";
+  // A partial target (an auth service without a broker, AgentProtocol over HTTP only) has no such
+  // entry point at all: say how to declare that instead.
+  if (t.declaration != nullptr) {
+    std::vector<std::string> other_roles, other_transports;
+    for (const auto& r : t.declaration->role_names()) {
+      if (std::find(p.roles.begin(), p.roles.end(), r) == p.roles.end()) other_roles.push_back(r);
+    }
+    for (const auto& x : t.declaration->transport_names()) {
+      if (x != p.transport) other_transports.push_back(x);
+    }
+    auto list = [](const std::vector<std::string>& v) {
+      std::string s;
+      for (const auto& x : v) s += (s.empty() ? "\"" : ", \"") + x + "\"";
+      return s;
+    };
+    if (!p.roles.empty() && !other_roles.empty()) {
+      set_it += "; or, if the implementation does not play the " + p.roles.front() + " role, declare \"roles\": [" + list(other_roles) + "]";
+    } else if (p.transport == "ws" && !other_transports.empty()) {
+      set_it += "; or, if the implementation has no WebSocket entry point, declare \"transports\": [" + list(other_transports) + "]";
+    }
+  }
   if (p.transport == "ws") {
     net::WsConnectOptions wo;
     wo.timeout = o.timeout;
@@ -203,9 +225,24 @@ bool PreflightResult::ok() const {
   return std::none_of(checks.begin(), checks.end(), [](const auto& c) { return c.status == Status::failed; });
 }
 
-std::string PreflightResult::summary() const {
+bool PreflightResult::setup_ok() const {
+  return std::none_of(checks.begin(), checks.end(), [](const auto& c) { return c.status == Status::failed && c.requirement.empty(); });
+}
+
+std::vector<const PreflightCheck*> PreflightResult::conformance_failures() const {
+  std::vector<const PreflightCheck*> out;
   for (const auto& c : checks) {
-    if (c.status == Status::failed) return c.name + ": " + c.detail + (c.fix.empty() ? "" : "\n  fix: " + c.fix);
+    if (c.status == Status::failed && !c.requirement.empty()) out.push_back(&c);
+  }
+  return out;
+}
+
+std::string PreflightResult::summary() const {
+  for (const bool setup : {true, false}) {
+    for (const auto& c : checks) {
+      if (c.status != Status::failed || c.requirement.empty() != setup) continue;
+      return c.name + ": " + c.detail + (c.requirement.empty() ? "" : "\n  breaks: " + c.requirement) + (c.fix.empty() ? "" : "\n  fix: " + c.fix);
+    }
   }
   return "every check passed";
 }
@@ -215,9 +252,10 @@ nlohmann::json PreflightResult::to_json() const {
   for (const auto& c : checks) {
     nlohmann::json j = {{"check", c.name}, {"status", status_name(c.status)}, {"detail", c.detail}};
     if (!c.fix.empty()) j["fix"] = c.fix;
+    if (!c.requirement.empty()) j["requirement"] = c.requirement;
     list.push_back(std::move(j));
   }
-  return {{"ok", ok()}, {"checks", list}, {"summary", summary()}, {"transcript", transcript}};
+  return {{"ok", ok()}, {"setup_ok", setup_ok()}, {"checks", list}, {"summary", summary()}, {"transcript", transcript}};
 }
 
 PreflightResult preflight(const TargetConfig& t, net::Runtime& runtime, const PreflightOptions& o) {
@@ -268,7 +306,7 @@ PreflightResult preflight(const TargetConfig& t, net::Runtime& runtime, const Pr
   Transcript transcript;
   CaseEnv env(runtime, t, probe_case, vars, transcript, o.timeout, o.seed);
   for (auto& p : driver.probe(env)) {
-    checks.push_back({p.check, p.ok ? Status::passed : Status::failed, p.detail, p.fix});
+    checks.push_back({p.check, p.ok ? Status::passed : Status::failed, p.detail, p.fix, p.ok ? std::string() : p.requirement});
   }
   for (auto& [name, a] : env.agents) {
     if (a.channel) a.channel->abort();

@@ -23,14 +23,21 @@ struct PreflightCheck {
   Status status = Status::passed;
   std::string detail;  // what was seen
   std::string fix;     // what to change when it failed
+  // Failed, and not a setup mistake: the entry point answered but broke this requirement (a
+  // registration without auth_token, a handshake never forwarded). A FAIL of it, not exit 3.
+  std::string requirement;
 };
 
 std::string status_name(PreflightCheck::Status s);  // passed failed skipped noted
 
 struct PreflightResult {
   std::vector<PreflightCheck> checks;
-  bool ok() const;
-  // The first failed check as one message: "<check>: <detail>\n  fix: <fix>".
+  bool ok() const;        // no check failed
+  bool setup_ok() const;  // no check failed for a setup mistake (conformance failures may remain)
+  // The checks that failed by breaking a requirement of the protocol.
+  std::vector<const PreflightCheck*> conformance_failures() const;
+  // The first failed check as one message: "<check>: <detail>\n  fix: <fix>" (a setup mistake
+  // first).
   std::string summary() const;
   nlohmann::json to_json() const;
   nlohmann::json transcript = nlohmann::json::array();  // the probes' wire transcript

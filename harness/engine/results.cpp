@@ -12,12 +12,13 @@ std::string verdict_name(Verdict v) {
     case Verdict::warn: return "WARN";
     case Verdict::not_applicable: return "NOT_APPLICABLE";
     case Verdict::error: return "ERROR";
+    case Verdict::blocked: return "BLOCKED";
   }
   return "ERROR";
 }
 
 std::optional<Verdict> parse_verdict(std::string_view s) {
-  for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::warn, Verdict::not_applicable, Verdict::error}) {
+  for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::warn, Verdict::not_applicable, Verdict::error, Verdict::blocked}) {
     if (verdict_name(v) == s) return v;
   }
   return std::nullopt;
@@ -43,6 +44,9 @@ Json to_json(const CaseResult& c) {
   if (c.reading) j["reading"] = true;
   if (!c.na_cause.empty()) j["na_cause"] = c.na_cause;
   if (!c.root_cause.empty()) j["root_cause"] = c.root_cause;
+  if (!c.blocked_by.empty()) j["blocked_by"] = c.blocked_by;
+  if (!c.capacity.empty()) j["capacity"] = c.capacity;
+  if (c.order_dependent) j["order_dependent"] = {{"ran_before", c.ran_before}};
   if (c.failed_step) {
     const auto& f = *c.failed_step;
     j["failed_step"] = {{"index", f.index}, {"path", f.path}, {"step", f.step}, {"message", f.message},
@@ -57,25 +61,28 @@ namespace {
 // PASS; NOT_APPLICABLE only when every case was.
 std::string rollup(const std::vector<Verdict>& verdicts) {
   if (verdicts.empty()) return "UNTESTED";
-  bool pass = false, na = false, warn = false, error = false;
+  bool pass = false, na = false, warn = false, error = false, blocked = false;
   for (Verdict v : verdicts) {
     if (v == Verdict::fail) return "FAIL";
     error |= v == Verdict::error;
     warn |= v == Verdict::warn;
     pass |= v == Verdict::pass;
     na |= v == Verdict::not_applicable;
+    blocked |= v == Verdict::blocked;
   }
   if (error) return "ERROR";
   if (warn) return "WARN";
   if (pass) return "PASS";
+  if (blocked) return "BLOCKED";
   return na ? "NOT_APPLICABLE" : "UNTESTED";
 }
 
 // Cases grouped by a shared key (N/A cause, root cause), largest group first.
-Json groups(const std::vector<CaseResult>& cases, std::string CaseResult::*key, std::size_t min_size) {
+template <typename Key>
+Json groups(const std::vector<CaseResult>& cases, Key key, std::size_t min_size) {
   std::map<std::string, std::vector<std::string>> by;
   for (const auto& c : cases) {
-    if (!(c.*key).empty()) by[c.*key].push_back(c.id);
+    if (std::string k = key(c); !k.empty()) by[k].push_back(c.id);
   }
   std::vector<std::pair<std::string, std::vector<std::string>>> sorted(by.begin(), by.end());
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
@@ -88,11 +95,24 @@ Json groups(const std::vector<CaseResult>& cases, std::string CaseResult::*key, 
 
 }  // namespace
 
-Json not_applicable_groups(const std::vector<CaseResult>& cases) { return groups(cases, &CaseResult::na_cause, 1); }
+Json not_applicable_groups(const std::vector<CaseResult>& cases) {
+  return groups(cases, [](const CaseResult& c) { return c.na_cause; }, 1);
+}
+
+std::string root_cause_key(const CaseResult& c) {
+  if (c.verdict == Verdict::blocked && !c.blocked_by.empty()) return "blocked by " + c.blocked_by + (c.root_cause.empty() ? "" : ": " + c.root_cause);
+  if (!c.capacity.empty()) return "target capacity: " + c.capacity;
+  if (c.verdict == Verdict::pass || c.verdict == Verdict::not_applicable) return "";
+  // Cases a death or an unreachable target kept from being judged share that reason.
+  if (c.verdict == Verdict::error && (c.reason.starts_with("not run: ") || c.reason.starts_with("the target stopped answering"))) {
+    return c.reason.substr(0, c.reason.find(" ("));
+  }
+  return c.root_cause;
+}
 
 Json root_cause_groups(const std::vector<CaseResult>& cases) {
-  // Only failures that share their first failing request and answer with others form a group.
-  return groups(cases, &CaseResult::root_cause, 3);
+  // Only failures that share their cause with others form a group.
+  return groups(cases, root_cause_key, 3);
 }
 
 Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
@@ -131,7 +151,7 @@ Json to_json(const RunResult& r, const RequirementCatalog& requirements) {
     }
   }
   for (const auto& [p, _] : protocols) {
-    Json summary = {{"PASS", 0}, {"FAIL", 0}, {"WARN", 0}, {"NOT_APPLICABLE", 0}, {"ERROR", 0}};
+    Json summary = {{"PASS", 0}, {"FAIL", 0}, {"WARN", 0}, {"NOT_APPLICABLE", 0}, {"ERROR", 0}, {"BLOCKED", 0}};
     Json by_level = Json::object();
     Json by_suite = Json::object();
     bool must_failed = false;
@@ -223,6 +243,12 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
       k.reading = c.value("reading", false);
       k.na_cause = c.value("na_cause", std::string());
       k.root_cause = c.value("root_cause", std::string());
+      k.blocked_by = c.value("blocked_by", std::string());
+      k.capacity = c.value("capacity", std::string());
+      if (auto o = c.find("order_dependent"); o != c.end() && o->is_object()) {
+        k.order_dependent = true;
+        k.ran_before = o->value("ran_before", std::vector<std::string>{});
+      }
       if (auto f = c.find("failed_step"); f != c.end() && f->is_object()) {
         FailedStep s;
         s.index = f->value("index", std::size_t{0});

@@ -15,8 +15,10 @@ namespace ac::engine {
 
 using Json = nlohmann::json;
 
-enum class Verdict { pass, fail, warn, not_applicable, error };
-std::string verdict_name(Verdict v);  // PASS FAIL WARN NOT_APPLICABLE ERROR
+// BLOCKED: the case could not start because an entry point it needs broke a requirement (the
+// preflight's FAIL names which); like N/A it judged nothing, unlike N/A the target is to blame.
+enum class Verdict { pass, fail, warn, not_applicable, error, blocked };
+std::string verdict_name(Verdict v);  // PASS FAIL WARN NOT_APPLICABLE ERROR BLOCKED
 std::optional<Verdict> parse_verdict(std::string_view s);
 
 struct FailedStep {
@@ -39,6 +41,15 @@ struct CaseResult {
   bool reading = false;     // FAIL/WARN: every blamed requirement is a reading of a silent spec
   std::string na_cause;     // NOT_APPLICABLE: the reason shared by the cases it groups ("feature x not claimed in target.json")
   std::string root_cause;   // FAIL/ERROR: the first failing request and its answer ("POST /api/v1/register answered HTTP 404")
+  std::string blocked_by;   // BLOCKED: the requirement whose entry point failed in the preflight
+  std::string capacity;     // ERROR: the target refused for capacity ("close 1013 \"try again later\"", "HTTP 429")
+  // A FAIL that did not recur when the case ran again alone: reported as order-dependent (gated
+  // like a WARN unless --strict-order), with the cases that ran before it on that target.
+  bool order_dependent = false;
+  std::vector<std::string> ran_before;
+  // Not final: the case runs again later (it overlapped a death, or its FAIL is confirmed alone);
+  // the terminal shows it as such. Not serialized: results.json holds only final verdicts.
+  bool provisional = false;
   double duration_ms = 0;
   std::string started_at;
   Json transcript = Json::array();
@@ -65,9 +76,13 @@ struct RunResult {
 Json to_json(const CaseResult& c);
 Json to_json(const RunResult& r, const RequirementCatalog& requirements);
 // N/A cases grouped by cause, and failures sharing a root cause (3 or more), largest first:
-// [{"cause", "count", "cases": [ids]}].
+// [{"cause", "count", "cases": [ids]}]. A root cause is, in this order: the blocking entry point
+// ("blocked by ALP-6-register-returns-token: ..."), a capacity refusal ("target capacity: ..."),
+// a death of the target, else the first failing request and its answer.
 Json not_applicable_groups(const std::vector<CaseResult>& cases);
 Json root_cause_groups(const std::vector<CaseResult>& cases);
+// The key a case is grouped under in root_cause_groups (empty: none).
+std::string root_cause_key(const CaseResult& c);
 // Reads a results file back (for compare, replay and report rendering).
 Expected<RunResult, std::string> run_result_from_json(const Json& doc);
 

@@ -37,6 +37,17 @@ struct RunOptions {
   bool strict_readings = false;         // FAILs of readings gate like MUSTs
   std::size_t transcript_run_bytes = 32u << 20;  // all cases' transcripts together (docs/limits.md)
   bool skip_preflight = false;          // for tests of the engine itself
+  // --preflight: "default" (a setup mistake ends the run, exit 3; an entry point that breaks a
+  // requirement is a FAIL and the run goes on, the cases that need it BLOCKED), "strict" (any
+  // failed check ends the run), "warn" (nothing ends it: setup failures are printed, the cases
+  // run), "off" (no preflight).
+  std::string preflight = "default";
+  // A FAIL is run once more alone (fresh ids; a fresh target under --target-command) before it
+  // is reported; one that does not recur is order-dependent, gated like a WARN unless strict_order.
+  bool confirm_failures = true;
+  bool strict_order = false;
+  // After each case, a watched target gets this long to die of it before its liveness check.
+  std::chrono::milliseconds watch_grace{150};
   bool list_only = false;
   const std::atomic<int>* interrupt = nullptr;  // the signal number that interrupted the run (0: none)
   // A target agentconform started and watches (`run --target-command`): asked after each case
@@ -56,9 +67,12 @@ struct TargetDeath {
 class TargetWatch {
  public:
   virtual ~TargetWatch() = default;
-  // After a case. `suspect`: the case did not pass (a dead target fails cases), so the watch also
-  // checks that the target still answers. Returns how the target died, after restarting it.
+  // After a case: whether the target is still alive and (when `suspect`) still answers its
+  // liveness probe. Returns how the target died, after restarting it.
   virtual std::optional<TargetDeath> check(bool suspect) = 0;
+  // Restarts the target, so that the next case meets it fresh (a FAIL's confirmation alone).
+  // Returns an error when it did not come back.
+  virtual std::optional<std::string> restart() { return std::nullopt; }
 };
 
 struct Plan {
@@ -97,6 +111,8 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                                           const PreflightCallback& on_preflight = {});
 
 // The default number of parallel cases: cases spend most of their time waiting on the target.
-std::size_t default_jobs();
+// The embedded lobby takes 32; a third-party target 4, which a small deployment (a connection
+// cap per address, a rate limit) survives. target.json "limits" lowers it further.
+std::size_t default_jobs(bool embedded = true);
 
 }  // namespace ac::engine

@@ -734,6 +734,7 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   const ms step_timeout(static_cast<std::int64_t>(static_cast<double>(options.step_timeout.count()) * options.timeout_scale *
                                                   target.timeout_scale));
   CaseEnv env(runtime, target, kase, vars, transcript, step_timeout, options.seed);
+  if (options.id_salt != 0) env.rng.seed(options.seed ^ options.id_salt ^ std::hash<std::string>{}(kase.id));
   env.hub = hub;
   const ms case_timeout = kase.timeout.count() > 0 ? kase.timeout : options.case_timeout;
   const auto deadline = started + ms(static_cast<std::int64_t>(static_cast<double>(case_timeout.count()) * options.timeout_scale *
@@ -741,6 +742,9 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   // ${path.<name>}: every entry point of the target, so a case names the registration path as
   // the target declares it rather than the spec's example.
   for (const auto& [name, value] : target.paths) vars.set("path." + name, value);
+  // ${ns}: a token of this case and run, for every identifier a target may key state by (guild,
+  // channel, stream, conversation ids), so parallel cases never share one.
+  vars.set("ns", env.unique("ns"));
   for (const auto& [name, props] : kase.agents.items()) {
     AgentSession a;
     a.name = name;

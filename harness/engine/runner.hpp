@@ -29,6 +29,7 @@ struct CaseOptions {
   std::chrono::milliseconds step_timeout{2000};    // default wait of an expect step
   std::chrono::milliseconds case_timeout{30000};   // deadline of the whole case
   std::uint64_t seed = 0;                          // agent ids and nonces derive from it
+  std::uint64_t id_salt = 0;                       // mixed into generated ids: fresh ids per run under one seed
   bool strict_readings = false;                    // a failed reading of a MUST is FAIL (default: WARN, as a SHOULD)
   const std::atomic<bool>* cancel = nullptr;       // set by an interrupt: the case stops before its next step
   TranscriptBudget* transcript_budget = nullptr;   // the run's, shared by its cases (none: unbounded)

@@ -159,7 +159,9 @@ net::HttpResponse Core::register_agent(const RegistrationRequest& request) {
   body.agent_id = agent.agent_id;
   body.expires_at = proto::typed::utc_timestamp(agent.token_expires);
   const int status = r.outcome == O::created || r.outcome == O::provisioned ? 201 : 200;
-  return net::HttpResponse::json(status, wire::to_json(body).dump());
+  Json answer = wire::to_json(body);
+  if (settings_.faults.omit_auth_token) answer.erase("auth_token");
+  return net::HttpResponse::json(status, answer.dump());
 }
 
 std::shared_ptr<net::HttpHandler> make_register_endpoint(std::shared_ptr<Core> core) {

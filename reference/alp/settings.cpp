@@ -43,6 +43,7 @@ Faults read_faults(const FaultSet& f) {
   x.accept_expired_token = f.on("alp.handshake.accept-expired-token");
   x.ignore_agent_id_mismatch = f.on("alp.handshake.ignore-agent-id-mismatch");
   x.accept_bad_api_key = f.on("alp.register.accept-bad-api-key");
+  x.omit_auth_token = f.on("alp.register.omit-auth-token");
   x.allow_id_takeover = f.on("alp.register.allow-id-takeover");
   x.discover_ignore_version_match = f.on("alp.discover.ignore-version-match");
   x.discover_no_query_ref = f.on("alp.discover.no-query-ref");

@@ -32,6 +32,7 @@ struct Faults {
   bool accept_expired_token = false;
   bool ignore_agent_id_mismatch = false;
   bool accept_bad_api_key = false;
+  bool omit_auth_token = false;
   bool allow_id_takeover = false;
   bool discover_ignore_version_match = false;
   bool discover_no_query_ref = false;

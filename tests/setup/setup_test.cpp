@@ -10,7 +10,9 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
+#include <set>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -31,12 +33,13 @@ Process cli(std::vector<std::string> args, const TempDir& dir) {
   return run_process(args, dir.path());
 }
 
-std::unique_ptr<ref::Lobby> start_lobby(const std::string& cert = "", const std::string& key = "") {
+std::unique_ptr<ref::Lobby> start_lobby(const std::string& cert = "", const std::string& key = "", std::set<std::string> faults = {}) {
   ref::LobbyConfig c;
   c.port = 0;
   c.api_keys = {"the-right-key"};
   c.tls_cert_file = cert;
   c.tls_key_file = key;
+  c.faults = std::move(faults);
   auto l = ref::Lobby::start(c);
   if (!l) throw std::runtime_error(l.error());
   return std::move(*l);
@@ -122,7 +125,7 @@ TEST(Setup, A2acpPoolOfAgentsTheBrokerDoesNotListIsOneSetupError) {
   const Process p = cli({"run", "--protocol", "a2acp", "--target", lobby->http_url(), "--config", wrong, "--report-dir", (dir / "r").string()}, dir);
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
   EXPECT_NE(p.out.find("dataset-pool"), std::string::npos) << p.out;
-  EXPECT_NE(p.out.find("1 of 2 dataset agent(s) checked"), std::string::npos) << p.out;
+  EXPECT_NE(p.out.find("1 of 2 dataset agent(s) do not get a handshake"), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("no-such-agent-7: the handshake was answered with an error \"CAPABILITY_NOT_FOUND\""), std::string::npos) << p.out;
   EXPECT_NE(p.out.find("fix: list in settings.target_agents.dataset"), std::string::npos) << p.out;
   EXPECT_EQ(verdicts(results(dir, "r"), "FAIL"), 0u);
@@ -284,6 +287,56 @@ TEST(Setup, InterruptWritesTheReportsOfWhatRan) {
   EXPECT_GT(verdicts(doc, "PASS"), 0u);
   EXPECT_EQ(verdicts(doc, "FAIL"), 0u);
   for (const char* f : {"junit.xml", "report.html", "summary.md"}) EXPECT_TRUE(std::filesystem::exists(dir / "r" / f)) << f;
+}
+
+// The reverse of a setup error: an entry point that answers but breaks the protocol. A lobby
+// whose registration answers 201 without auth_token is no misconfiguration: the preflight's
+// check is a FAIL of ALP-6-register-returns-token, the run goes on, and the cases that cannot
+// connect their agents are BLOCKED by it, grouped as the run's first root cause.
+TEST(Setup, EntryPointThatBreaksTheSpecIsAFailAndBlocksItsCases) {
+  TempDir dir;
+  auto lobby = start_lobby("", "", {"alp.register.omit-auth-token"});
+  const auto cfg = config(dir, "target.json", {{"settings", {{"api_key", "the-right-key"}}}});
+  const Process p = cli({"run", "--protocol", "alp", "--target", lobby->http_url(), "--config", cfg, "--suite", "lifecycle",
+                         "--report-dir", (dir / "r").string()},
+                        dir);
+  EXPECT_EQ(p.exit_code, 1) << p.out << p.err;
+  EXPECT_EQ(p.out.find("setup error"), std::string::npos) << p.out;
+  const Json doc = results(dir, "r");
+  EXPECT_FALSE(doc.contains("setup_error")) << p.out;
+  ASSERT_FALSE(doc["cases"].empty());
+  const Json& first = doc["cases"][0];
+  EXPECT_EQ(first["id"], "PREFLIGHT-alp-registration") << first.dump();
+  EXPECT_EQ(first["verdict"], "FAIL");
+  EXPECT_EQ(first["blamed"], Json::array({"ALP-6-register-returns-token"}));
+  std::size_t blocked = 0;
+  for (const auto& c : doc["cases"]) {
+    if (c["verdict"] != "BLOCKED") continue;
+    ++blocked;
+    EXPECT_EQ(c["blocked_by"], "ALP-6-register-returns-token") << c["id"];
+  }
+  EXPECT_GE(blocked, 10u) << p.out;
+  // The other FAILs are the cases about that requirement, on their own evidence; every other case
+  // that could not start judged nothing.
+  for (const auto& c : doc["cases"]) {
+    if (c["verdict"] != "FAIL" || c["id"] == "PREFLIGHT-alp-registration") continue;
+    const auto reqs = c["requirements"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(reqs.begin(), reqs.end(), "ALP-6-register-returns-token"), reqs.end()) << c["id"] << ": " << c["reason"];
+  }
+  ASSERT_FALSE(doc["root_causes"].empty()) << p.out;
+  EXPECT_EQ(doc["root_causes"][0]["cause"].get<std::string>().rfind("blocked by ALP-6-register-returns-token", 0), 0u) << doc["root_causes"].dump();
+  EXPECT_NE(p.out.find("root causes"), std::string::npos) << p.out;
+  EXPECT_LT(p.out.find("root causes"), p.out.find("protocol       cases")) << p.out;
+  // The MUSTs of the blocked cases count as untested.
+  EXPECT_LT(doc["coverage"]["must"]["percent"].get<double>(), 50.0);
+  for (const char* f : {"junit.xml", "report.html", "summary.md"}) {
+    EXPECT_NE(slurp(dir / "r" / f).find("BLOCKED"), std::string::npos) << f;
+  }
+  // --preflight strict: the same failed check ends the run before any case.
+  const Process strict = cli({"run", "--protocol", "alp", "--target", lobby->http_url(), "--config", cfg, "--suite", "lifecycle",
+                              "--preflight", "strict", "--report-dir", (dir / "s").string()},
+                             dir);
+  EXPECT_EQ(strict.exit_code, 3) << strict.out << strict.err;
 }
 
 TEST(Setup, TargetThatDiesMidRunGivesErrorsNotFails) {

@@ -279,6 +279,11 @@ class A2acpDriver final : public Driver {
                    (*r)["body"].dump().substr(0, 200);
         p.fix = "the token request's body follows reading A2-11 (agent_id, target_agent_id, requested_capabilities); check "
                 "that the auth service accepts it, and settings.api_key_member";
+        // A success without a token, or a server error, is the auth service's failure, not a setting's.
+        if ((status >= 200 && status <= 299) || status >= 500) {
+          p.requirement = "A2ACP-acquisition-response";
+          p.fix = "the auth service accepted the key but issued no token: it breaks A2ACP-acquisition-response; the cases that need a token are BLOCKED";
+        }
       } else {
         p.ok = true;
         p.detail = "the auth service issued a token for settings.api_key";
@@ -291,7 +296,7 @@ class A2acpDriver final : public Driver {
       return out;
     }
     if (t.plays("broker")) {
-      ProbeResult p = probe_result(connect(agent, Json{{"connect", "probe"}}, env));
+      ProbeResult p = probe_result(connect(agent, Json{{"connect", "probe"}}, env), "A2ACP-token-required");
       if (p.ok) p.detail = "a probe agent attached to the broker at " + t.path("ws");
       out.push_back(std::move(p));
       if (out.back().ok && t.kind == "remote") out.push_back(dataset_pool_check(env));
@@ -411,7 +416,7 @@ class A2acpDriver final : public Driver {
       return result;
     }
     std::vector<std::string> problems;
-    std::size_t checked = 0;
+    std::size_t checked = 0, unanswered = 0;
     for (const auto& id_json : ids) {
       // A long pool: the first 16 stand for it. A broker that answers nothing costs a step
       // timeout per agent: three problems say enough.
@@ -419,18 +424,31 @@ class A2acpDriver final : public Driver {
       if (!id_json.is_string()) continue;
       ++checked;
       const std::string id = id_json.get<std::string>();
-      if (auto problem = pool_agent_problem(id, intent.get<std::string>(), env)) problems.push_back(id + ": " + *problem);
+      if (auto problem = pool_agent_problem(id, intent.get<std::string>(), env)) {
+        unanswered += problem->starts_with("no accept_handshake");
+        problems.push_back(id + ": " + *problem);
+      }
     }
+    std::size_t listed = 0;
+    for (const auto& id_json : ids) listed += id_json.is_string();
+    const std::string of_listed = checked == listed ? std::to_string(checked) : std::to_string(checked) + " checked of the " + std::to_string(listed) + " listed";
     if (problems.empty()) {
-      result.detail = "a probe handshake for " + intent.get<std::string>() + " reached each of the " + std::to_string(checked) +
+      result.detail = "a probe handshake for " + intent.get<std::string>() + " reached each of the " + of_listed +
                       " dataset agent(s) as accept_handshake";
       return result;
     }
     result.ok = false;
-    result.detail = std::to_string(problems.size()) + " of " + std::to_string(checked) + " dataset agent(s) checked do not get a handshake for " +
-                    intent.get<std::string>() + " (" + problems.front() + (problems.size() > 1 ? "; ..." : "") + ")";
+    result.detail = std::to_string(problems.size()) + " of " + of_listed + " dataset agent(s) do not get a handshake for " +
+                    intent.get<std::string>() + (problems.size() == 3 && checked < listed ? " (the check stops after 3)" : "") + " (" +
+                    problems.front() + (problems.size() > 1 ? "; ..." : "") + ")";
     result.fix = "list in settings.target_agents.dataset agents the broker's directory has, serving settings.intent (" +
                  intent.get<std::string>() + ") in settings.pool_domains.dataset's domain (docs/targets.md)";
+    // Attached, asked, and never forwarded: no target.json passes that; the broker breaks the handshake's forwarding.
+    if (unanswered == problems.size()) {
+      result.requirement = "A2ACP-handshake-forward";
+      result.fix = "the dataset agents attached and the broker accepted the handshake but never forwarded it as accept_handshake: it breaks "
+                   "A2ACP-handshake-forward (if the agents are not the broker's, correct settings.target_agents.dataset)";
+    }
     return result;
   }
 

@@ -162,6 +162,7 @@ class AgentProtocolDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::agentprotocol; }
   std::string primary_path() const override { return "ws"; }
+  std::string admission_requirement() const override { return "AP-transport-ws"; }
 
   void defaults(TargetConfig& t) const override {
     const bool http_url = t.url.starts_with("http://") || t.url.starts_with("https://");

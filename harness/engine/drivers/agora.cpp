@@ -94,6 +94,7 @@ class AgoraDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::agora; }
   std::string primary_path() const override { return "ws"; }
+  std::string admission_requirement() const override { return "AGORA-register-bind"; }
 
   std::vector<std::string> hub_ws_paths() const override { return {"/agora/ws"}; }
 

@@ -182,7 +182,7 @@ class AlpDriver final : public Driver {
   // Preflight: register and connect one agent, and say which setting a refusal points at.
   std::vector<ProbeResult> probe(CaseEnv& env) const override {
     const ConnectResult c = connect(probe_agent(env), Json{{"connect", "probe"}}, env);
-    ProbeResult r = probe_result(c);
+    ProbeResult r = probe_result(c, "ALP-6-accept-valid-connection");
     if (c.outcome == ConnectResult::Outcome::connected) {
       r.check = "credentials";
       r.detail = "settings.api_key was accepted: a probe agent registered (" + env.target.path("register") +
@@ -192,15 +192,21 @@ class AlpDriver final : public Driver {
       if (c.status == 401 || c.status == 403) {
         r.detail = "settings.api_key was refused: " + c.request + " answered HTTP " + std::to_string(c.status) +
                    (c.body.empty() ? "" : ": " + c.body.substr(0, 200));
+      } else if (c.status >= 200 && c.status <= 299) {
+        r.detail = c.request + " answered HTTP " + std::to_string(c.status) + " without an auth_token" + (c.body.empty() ? "" : ": " + c.body.substr(0, 200));
       }
       r.fix = c.status == 401 || c.status == 403
                   ? "set settings.api_key in target.json to an API key the lobby accepts (it is sent as the body member api_key; "
-                    "set settings.api_key_location to header or both if the lobby reads the X-API-Key header)"
-                  : "the lobby refused the probe's registration (alp-0.2.0.md §4.1): check settings.agent_type and "
-                    "settings.api_key_location against what the lobby expects";
+                    "set settings.api_key_location to header or both if the lobby reads the X-API-Key header); if the key is right, "
+                    "the lobby breaks ALP-6-validate-api-key"
+                  : "the lobby answered a valid registration (alp-0.2.0.md §4.1, §10.1) without an auth_token: it breaks "
+                    "ALP-6-register-returns-token; the cases that register an agent are BLOCKED";
+      r.requirement = c.status == 401 || c.status == 403 ? std::string() : std::string("ALP-6-register-returns-token");
     } else if (c.outcome == ConnectResult::Outcome::refused) {
-      r.fix = "the lobby refused the WebSocket of an agent it had just registered: check paths.connect, and that the lobby "
-              "accepts the token and agent_id query parameters (§4.2)";
+      // The token is the one the lobby just issued: refusing it is the lobby's failure, whatever the status.
+      r.requirement = "ALP-6-accept-valid-connection";
+      r.fix = "the lobby refused the WebSocket of an agent it had just registered, with the auth_token it issued (§4.2, §6): it breaks "
+              "ALP-6-accept-valid-connection (if it reads other query parameters than token and agent_id, say so in an issue)";
     }
     return {r};
   }

@@ -19,6 +19,7 @@ class ChopsticksDriver final : public Driver {
  public:
   proto::ProtocolId protocol() const override { return proto::ProtocolId::chopsticks; }
   std::string primary_path() const override { return "ws"; }
+  std::string admission_requirement() const override { return "CHOP-lifecycle-accept-connect"; }
 
   std::vector<std::string> hub_ws_paths() const override { return {"/chopsticks/ws"}; }
 
