@@ -6,6 +6,7 @@
 // beyond a probe registration), and can write a starter target.json. Exit 0 when every check
 // passed, 3 when one failed (the same checks `run` stops on), 2 for usage/configuration errors.
 #include <iostream>
+#include <random>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/validators.hpp"
@@ -83,6 +84,9 @@ int run_doctor(const DoctorCli& o) {
   net::Runtime runtime(2);
   engine::PreflightOptions po;
   po.timeout = std::chrono::milliseconds(static_cast<std::int64_t>(5000 * o.timeout_scale * t.timeout_scale));
+  // A fresh probe id on every run: a lobby that refuses a reused agent id must not fail the
+  // second doctor run.
+  po.seed = std::random_device{}() | (std::uint64_t{std::random_device{}()} << 32);
   const auto pf = engine::preflight(t, runtime, po);
   print_preflight(std::cout, style, t.protocol, pf.to_json());
 
@@ -95,7 +99,7 @@ int run_doctor(const DoctorCli& o) {
       state = t.uses_tls() ? "yes (the target is given as https/wss)" : "not used (the target is given as http/ws)";
     } else if (t.claims(name)) {
       state = "claimed";
-    } else if (!f.paths.empty() && pf.ok() && (t.kind == "remote")) {
+    } else if (!f.paths.empty() && pf.setup_ok() && (t.kind == "remote")) {
       bool all = true;
       for (const auto& p : f.paths) {
         auto probe = engine::check_entry_point(t, t.declaration->paths.at(p), runtime, po);
@@ -118,11 +122,18 @@ int run_doctor(const DoctorCli& o) {
     std::cout << "\nwrote a starter " << o.write_config << ": edit the settings marked <set me>, then "
               << "agentconform run --config " << o.write_config << "\n";
   }
-  std::cout << "\n" << (pf.ok() ? style.paint("ready", "32") + ": agentconform run --protocol " + t.protocol + " --target " + t.url +
-                                       (o.config.empty() ? "" : " --config " + o.config)
-                                 : style.paint("not ready", "1;31") + ": fix the failed check above (exit 3)")
-            << "\n";
-  return pf.ok() ? 0 : 3;
+  // The command to run next claims what doctor found: the written starter, else the config given.
+  const std::string config = !o.write_config.empty() ? o.write_config : o.config;
+  const std::string next_run = "agentconform run --protocol " + t.protocol + " --target " + t.url + (config.empty() ? "" : " --config " + config);
+  if (pf.ok()) {
+    std::cout << "\n" << style.paint("ready", "32") << ": " << reports::terminal_safe(next_run) << "\n";
+  } else if (pf.setup_ok()) {
+    std::cout << "\n" << style.paint("set up, but not conformant", "1;33") << ": the target breaks the protocol at an entry point (above); "
+              << reports::terminal_safe(next_run) << " reports it as a FAIL and BLOCKs the cases that need it (exit 1)\n";
+  } else {
+    std::cout << "\n" << style.paint("not ready", "1;31") << ": fix the failed check above (exit 3)\n";
+  }
+  return pf.ok() ? 0 : pf.setup_ok() ? 1 : 3;
 }
 
 void add_doctor(CLI::App& app, Context& ctx) {
