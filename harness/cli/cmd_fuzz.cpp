@@ -104,20 +104,34 @@ Expected<fuzz::FuzzTarget, fuzz::TargetError> open(const FuzzCli& o, fuzz::Proto
 // is exit 3 naming the setting to fix, not a campaign of false findings), and every target
 // answers the known-good probe (a target started by --target-command was already awaited until
 // it did).
-std::optional<std::string> setup_problem(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
+// A setup mistake is exit 3; a target whose entry point answers but breaks the protocol (the
+// preflight's conformance failure, a known-good session the target does not carry) is exit 1:
+// that is a finding about the target, and no session can get past it.
+struct SetupProblem {
+  std::string what;
+  int exit_code = 3;
+};
+
+std::optional<SetupProblem> setup_problem(fuzz::FuzzTarget& target, fuzz::Protocol protocol) {
+  const std::string doctor = "\n  (agentconform doctor --protocol " + std::string(fuzz::protocol_name(protocol)) + " --target " +
+                             target.view.config.url + " prints every check)";
   if (target.view.config.kind == "remote") {
     engine::PreflightOptions po;
     po.timeout = std::max(std::chrono::milliseconds(5000), target.view.probe_timeout);
     const auto checked = engine::preflight(target.view.config, *target.view.runtime, po);
+    if (!checked.setup_ok()) return SetupProblem{"setup error, nothing was fuzzed: " + checked.summary() + doctor, 3};
     if (!checked.ok()) {
-      return "setup error, nothing was fuzzed: " + checked.summary() + "\n  (agentconform doctor --protocol " +
-             std::string(fuzz::protocol_name(protocol)) + " --target " + target.view.config.url + " prints every check)";
+      return SetupProblem{"the target breaks the protocol at its entry point, so no session gets past it: " + checked.summary() +
+                              "\n  (agentconform run reports it as a FAIL, with the cases it blocks)",
+                          1};
     }
   }
   if (target.command) return std::nullopt;
   fuzz::Executor first(target.view, protocol);
   if (auto trip = first.probe()) {
-    return "the target does not answer the liveness probe: [" + trip->oracle + "] " + trip->signature + ": " + trip->detail;
+    return SetupProblem{"the target does not carry the known-good session (the liveness probe): [" + trip->oracle + "] " + trip->signature + ": " +
+                            trip->detail + "\n  it answers, so this is the target's failure, not a setting's (agentconform run names the requirement)",
+                        1};
   }
   return std::nullopt;
 }
@@ -141,7 +155,7 @@ int replay(const FuzzCli& o) {
     return target.error().exit_code;
   }
   if (auto problem = setup_problem(*target, r->protocol)) {
-    std::cerr << "fuzz: " << printable(*problem) << "\n";
+    std::cerr << "fuzz: " << printable(problem->what) << "\n";
     target->stop();
     return 3;
   }
@@ -235,10 +249,13 @@ fuzz::Json results_document(const fuzz::FuzzOptions& options, const fuzz::FuzzRe
   return engine::to_json(r, engine::RequirementCatalog{});
 }
 
-int run_fuzz_command(const FuzzCli& o) {
-  if (!o.replay.empty()) return replay(o);
+int run_fuzz_command(const FuzzCli& given) {
+  if (!given.replay.empty()) return replay(given);
+  FuzzCli o = given;
+  // target.json may name the protocol, as for run: --config alone then selects it.
+  if (o.protocol.empty() && !o.config.empty()) o.protocol = engine::protocol_of_config(o.config);
   if (o.protocol.empty()) {
-    std::cerr << "fuzz: --protocol is required (alp, agora, agentprotocol, a2acp, chopsticks)\n";
+    std::cerr << "fuzz: --protocol is required (alp, agora, agentprotocol, a2acp, chopsticks), or a --config whose target.json names it\n";
     return 2;
   }
   auto protocol = fuzz::parse_protocol(o.protocol);
@@ -296,7 +313,7 @@ int run_fuzz_command(const FuzzCli& o) {
   // still say so (setup_error), as run's do after a failed preflight.
   if (auto problem = setup_problem(*target, *protocol)) {
     {
-      const std::string what = *problem;
+      const std::string what = problem->what;
       std::cerr << "fuzz: " << printable(what) << "\n";
       target->stop();
       if (!formats->empty()) {
@@ -305,7 +322,7 @@ int run_fuzz_command(const FuzzCli& o) {
           for (const auto& f : *written) std::cout << "fuzz: wrote " << f.string() << "\n";
         }
       }
-      return 3;
+      return problem->exit_code;
     }
   }
   const bool tty = ::isatty(STDOUT_FILENO) != 0;

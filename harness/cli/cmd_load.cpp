@@ -87,7 +87,8 @@ int run(LoadCli& o, CLI::App& cmd) {
     auto* opt = cmd.get_option_no_throw(name);
     if (opt != nullptr && opt->count() > 0 && opt->as<std::string>().empty()) return fail(std::string(name) + ": empty value", 2);
   }
-  if (o.protocol.empty()) return fail("--protocol is required (alp, agora, agentprotocol, a2acp, chopsticks)", 2);
+  if (o.protocol.empty() && !o.config.empty()) o.protocol = engine::protocol_of_config(o.config);
+  if (o.protocol.empty()) return fail("--protocol is required (alp, agora, agentprotocol, a2acp, chopsticks), or a --config whose target.json names it", 2);
   const auto protocol = proto::parse_protocol(o.protocol);
   if (!protocol) return fail("--protocol: unknown protocol '" + o.protocol + "' (alp, agora, agentprotocol, a2acp, chopsticks)", 2);
   if (o.max == !o.rate.empty()) return fail("give exactly one of --rate R (open loop, messages per second) and --max (closed loop)", 2);

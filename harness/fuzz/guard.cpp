@@ -110,7 +110,7 @@ bool Guard::recover(bool known_down) {
   }
   if (!check()) return true;
   ++epoch_;
-  return wait_healthy(options_.restart_timeout, "the target (restarted by its own supervisor)");
+  return wait_healthy(options_.restart_timeout, "the target (not started by agentconform: waiting for it to answer again)");
 }
 
 bool Guard::fresh() {
