@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -145,6 +146,14 @@ Expected<bool, std::string> Monitor::spawn() {
     if (!replaced) env.push_back(entry);
   }
   for (const auto& [k, v] : options_.env) env.push_back(k + "=" + v);
+  // One file per instance: the current one is NAME.log, the earlier ones NAME.1.log, NAME.2.log,
+  // ... in start order (the first 100; later instances overwrite the hundredth), so a crash's log
+  // survives the restart that follows it.
+  if (const std::uint64_t earlier = starts(); earlier > 0) {
+    std::error_code ec;
+    const auto kept = options_.work_dir / (options_.name + "." + std::to_string(std::min<std::uint64_t>(earlier, 100)) + ".log");
+    std::filesystem::rename(log_file_, kept, ec);
+  }
   const pid_t pid = fork_child(args, env);
   if (pid < 0) return unexpected("cannot start " + args[0] + ": " + std::strerror(errno));
   std::lock_guard lock(mu_);
