@@ -30,7 +30,7 @@ struct DoctorCli {
 
 // A starter target.json: what doctor learned, the declared defaults made explicit, and a
 // placeholder for each required setting that is still missing.
-nlohmann::json starter(const engine::TargetConfig& t, const std::set<std::string>& seen_features) {
+nlohmann::json starter(const engine::TargetConfig& t, const std::set<std::string>& seen_features, const std::set<std::string>& absent_paths) {
   const auto& d = *t.declaration;
   nlohmann::json doc = {{"description", "written by agentconform doctor; see docs/targets.md for every member"},
                         {"protocol", t.protocol},
@@ -53,6 +53,33 @@ nlohmann::json starter(const engine::TargetConfig& t, const std::set<std::string
   doc["features"] = std::vector<std::string>(features.begin(), features.end());
   if (!t.roles.empty()) doc["roles"] = std::vector<std::string>(t.roles.begin(), t.roles.end());
   if (!t.transports.empty()) doc["transports"] = std::vector<std::string>(t.transports.begin(), t.transports.end());
+  // An entry point that is absent while the others answer: a partial target. Declare what it
+  // plays and offers instead of a path that does not exist.
+  std::set<std::string> roles_seen, transports_seen, roles_absent, transports_absent;
+  for (const auto& [name, p] : d.paths) {
+    if (!p.feature.empty()) continue;
+    auto& roles = absent_paths.count(name) ? roles_absent : roles_seen;
+    auto& transports = absent_paths.count(name) ? transports_absent : transports_seen;
+    roles.insert(p.roles.begin(), p.roles.end());
+    transports.insert(p.transport);
+  }
+  if (!absent_paths.empty() && t.roles.empty()) {
+    std::vector<std::string> played;
+    for (const auto& r : roles_seen) {
+      if (!roles_absent.count(r)) played.push_back(r);
+    }
+    if (!played.empty() && !roles_absent.empty()) doc["roles"] = played;
+  }
+  if (!absent_paths.empty() && t.transports.empty() && !doc.contains("roles")) {
+    std::vector<std::string> offered;
+    for (const auto& x : transports_seen) {
+      if (!transports_absent.count(x)) offered.push_back(x);
+    }
+    if (!offered.empty()) doc["transports"] = offered;
+  }
+  for (const auto& name : absent_paths) {
+    if (doc.contains("roles") || doc.contains("transports")) doc["paths"].erase(name);
+  }
   return doc;
 }
 
@@ -114,7 +141,13 @@ int run_doctor(const DoctorCli& o) {
               << name << ": " << state << "\n";
   }
   if (!o.write_config.empty()) {
-    const std::string text = starter(t, seen).dump(2) + "\n";
+    std::set<std::string> absent;
+    for (const auto& c : pf.checks) {
+      if (c.status == engine::PreflightCheck::Status::failed && c.name.starts_with("paths.") && c.detail.find("answered HTTP 404") != std::string::npos) {
+        absent.insert(c.name.substr(6));
+      }
+    }
+    const std::string text = starter(t, seen, absent).dump(2) + "\n";
     if (auto w = write_file(o.write_config, text); !w) {
       std::cerr << "doctor: " << w.error() << "\n";
       return 3;

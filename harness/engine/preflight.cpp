@@ -129,7 +129,8 @@ PreflightCheck check_entry_point(const TargetConfig& t, const PathDecl& p, net::
       if (std::find(p.roles.begin(), p.roles.end(), r) == p.roles.end()) other_roles.push_back(r);
     }
     for (const auto& x : t.declaration->transport_names()) {
-      if (x != p.transport) other_transports.push_back(x);
+      // A network target offers HTTP or WebSocket; the file exchange is a dir: target.
+      if (x != p.transport && (x == "http" || x == "ws")) other_transports.push_back(x);
     }
     auto list = [](const std::vector<std::string>& v) {
       std::string s;
