@@ -509,9 +509,10 @@ std::string render_html(const std::vector<Source>& sources, const Limits& limits
     }
     // A fuzzing run without conformance cases shows its findings only (no empty case tables).
     if (!run.fuzz_only()) {
+      // The root causes lead: one fix there changes many verdicts below.
+      html::write_groups(body, run, i);
       write_summary(body, run);
       html::write_coverage(body, run, i);
-      html::write_groups(body, run, i);
     }
     html::write_fuzz(body, run, i, limits);
     if (!run.fuzz_only()) {

@@ -204,9 +204,9 @@ void write_groups(std::ostringstream& out, const RunView& run, std::size_t sourc
     long long failures = 0;
     for (const auto& g : run.root_causes) failures += g.count;
     out << "<h3 id=\"root-causes" << suffix(source) << "\">Root causes (" << plural(failures, "case", "cases")
-        << ")</h3>\n<p class=\"meta\">Failures that share their first failing request and its answer: one fix may clear each "
-           "group, so fix these first.</p>\n";
-    table(run.root_causes, "first failing request and answer");
+        << ")</h3>\n<p class=\"meta\">Cases that share one cause (an entry point that blocked them, a capacity refusal, the "
+           "target's death, or their first failing request and its answer): one fix may clear each group, so fix these first.</p>\n";
+    table(run.root_causes, "shared cause");
   }
   if (!run.not_applicable.empty()) {
     long long na = 0;

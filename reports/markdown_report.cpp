@@ -249,13 +249,16 @@ std::string render_markdown(const Json& doc, const MarkdownOptions& o) {
   if (run->is_setup_error() && run->cases.empty() && !run->has_fuzz()) return out.str();
 
   // A fuzzing run without conformance cases has no protocol table (it would be empty).
+  // The root causes lead: one fix there changes many verdicts below.
+  write_groups(out, run->root_causes, "Root causes",
+               "Cases sharing one cause (an entry point that blocked them, a capacity refusal, the target's death, or their first "
+               "failing request and its answer): one fix may clear a whole group.",
+               o);
   if (!run->fuzz_only()) {
     write_protocols(out, *run);
     write_coverage(out, *run, o);
   }
   write_fuzz(out, *run, o);
-  write_groups(out, run->root_causes, "Root causes",
-               "Failures sharing their first failing request and its answer: one fix may clear a whole group.", o);
   write_groups(out, run->not_applicable, "Not applicable, by reason", "", o);
 
   // Failed MUST requirements, from the requirements each failure blames (its failing step's, or
