@@ -109,7 +109,7 @@ TEST(CliLint, BrokenDirectoryExitsOneWithFileAndPointer) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(kBroken.string() + "/alp/syntax.json /cases/0 (line 5, column 66): invalid JSON"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("\nlint: 8 cases in 4 suite files, 6 requirement catalogues"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nlint: 10 cases in 5 suite files, 6 requirement catalogues"), std::string::npos) << r.out;
 }
 
 TEST(CliLint, JsonOutput) {
@@ -117,7 +117,7 @@ TEST(CliLint, JsonOutput) {
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["ok"], false);
-  EXPECT_EQ(j["cases"], 8);
+  EXPECT_EQ(j["cases"], 10);
   ASSERT_TRUE(j["problems"].is_array());
   bool found = false;
   for (const auto& p : j["problems"]) {

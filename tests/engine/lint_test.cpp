@@ -76,6 +76,16 @@ TEST(Lint, BrokenFixturesGiveExactlyTheseProblems) {
       "broken/alp/requirements.json /requirements/1: missing required key 'text'",
       // A catalogue has no features (they are declared in target-settings.json).
       "broken/alp/requirements.json: unknown key 'features': the keys here are protocol, requirements, spec, spec_version",
+      // Identifiers a target may key state by, written as literals in sent messages.
+      "broken/alp/identifiers.json /cases/0/steps/1/message/payload/conversation_id: literal identifier \"conv-1\" in conversation_id: "
+      "parallel cases would share it (a target may key state by it); write it from the case's namespace, e.g. \"${ns}-1\" (or ${uuid}, "
+      "${<agent>.id}); suites/alp/variables.json lists the members under \"identifiers\"",
+      "broken/alp/identifiers.json /cases/0/steps/2/message/message_id: literal identifier \"m-1\" in message_id: parallel cases would "
+      "share it (a target may key state by it); write it from the case's namespace, e.g. \"${ns}-1\" (or ${uuid}, ${<agent>.id}); "
+      "suites/alp/variables.json lists the members under \"identifiers\"",
+      "broken/alp/identifiers.json /cases/0/steps/2/message/payload/agent_id: literal identifier [\"${a.id}\",\"other-agent\"] in agent_id: "
+      "parallel cases would share it (a target may key state by it); write it from the case's namespace, e.g. \"${ns}-1\" (or ${uuid}, "
+      "${<agent>.id}); suites/alp/variables.json lists the members under \"identifiers\"",
       // Ids.
       "broken/alp/ids.json /cases/0/requirements/0: unknown requirement id 'ALP-6-token-reusabel' (did you mean "
       "'ALP-6-token-reusable'?): the alp catalogue (suites/alp/requirements.json; `agentconform requirements --protocol alp`) "
@@ -139,7 +149,7 @@ TEST(Lint, BrokenFixturesGiveExactlyTheseProblems) {
   for (std::size_t i = 0; i < std::max(got.size(), expected.size()); ++i) {
     EXPECT_EQ(i < got.size() ? got[i] : "(none)", i < expected.size() ? expected[i] : "(none)") << "problem " << i;
   }
-  EXPECT_EQ(r.suite_files, 4u);  // ids, keys, matchers, placeholders (syntax.json did not parse)
+  EXPECT_EQ(r.suite_files, 5u);  // identifiers, ids, keys, matchers, placeholders (syntax.json did not parse)
 }
 
 TEST(Lint, SyntaxErrorsCarryLineAndColumn) {
