@@ -1113,6 +1113,7 @@ class Linter {
       const bool waits_for_one = s.contains("message") || s.contains("close");
       if (s.contains("skip_unmatched") && !waits_for_one) problem(f, at + "/skip_unmatched", "skip_unmatched applies to message and close only");
       if (s.contains("capture") && !s.contains("message")) problem(f, at + "/capture", "capture reads from the expected message: it needs message");
+      if (s.contains("or_silence_ms") && !s.contains("close")) problem(f, at + "/or_silence_ms", "or_silence_ms is the other outcome of a close: it needs close");
       if (s.contains("message")) patterns(f, s["message"], at + "/message");
       if (s.contains("no_message")) patterns(f, s["no_message"], at + "/no_message");
     } else if (action == "http") {

@@ -376,8 +376,21 @@ class StepRunner {
 
     if (s.contains("close")) {
       const auto codes = wanted_codes(s["close"]);
+      // Where the spec leaves two outcomes open (a check that closes, another that ignores the
+      // message), a connection that stays open and silent through or_silence_ms is the other one.
+      const bool or_silence = s.contains("or_silence_ms");
+      const auto close_by = or_silence ? std::min(deadline, Clock::now() + scaled(ms(s["or_silence_ms"].get<std::int64_t>()))) : deadline;
+      bool skipped = false;
       for (;;) {
-        auto in = ch.next(left());
+        auto in = ch.next(std::max(ms(0), std::chrono::duration_cast<ms>(close_by - Clock::now())));
+        if (!in && or_silence && !skipped) {
+          env_.transcript.note("step " + path + ": the connection stayed open and silent: the outcome other than a close");
+          return std::nullopt;
+        }
+        if (!in && or_silence) {
+          return failure(s, path, "a message arrived but the connection was not closed", "close " + codes_text(codes) + ", or silence with the connection open",
+                         "a message, then no close within " + std::to_string(s["or_silence_ms"].get<std::int64_t>()) + " ms");
+        }
         if (!in) return failure(s, path, "the connection was not closed in time", "close " + codes_text(codes), "nothing (timeout)");
         if (in->kind == ws::Event::Kind::close) {
           if (!codes || std::find(codes->begin(), codes->end(), in->close_code) != codes->end()) return std::nullopt;
@@ -387,7 +400,10 @@ class StepRunner {
           auto j = json::parse_strict(in->data);
           if (j && ignored(*j)) continue;
         }
-        if (skip) continue;
+        if (skip) {
+          skipped = true;
+          continue;
+        }
         return failure(s, path, "a message arrived where the close was expected", "close " + codes_text(codes), describe(*in));
       }
     }
