@@ -116,6 +116,7 @@ class HttpSession final : public Session, public std::enable_shared_from_this<Ht
 
     if (websocket::is_upgrade(req)) {
       auto route = shared().ws_routes.find(request.path);
+      if (route == shared().ws_routes.end()) route = shared().ws_routes.find("*");
       if (route == shared().ws_routes.end()) return reply_and_close(error_response(404, "NOT_FOUND", "no WebSocket endpoint at this path"));
       if (auto refusal = websocket_refusal(req)) {
         HttpResponse r = HttpResponse::text(refusal->status, refusal->text);

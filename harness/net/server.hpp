@@ -58,7 +58,8 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Routes, by exact path (query ignored). Register before start().
+  // Routes, by exact path (query ignored); a WebSocket route "*" takes the upgrades no other
+  // route matches (otherwise they are refused with 404). Register before start().
   void route(const std::string& path, std::shared_ptr<HttpHandler> handler);
   void route_ws(const std::string& path, std::shared_ptr<WsHandler> handler);
 

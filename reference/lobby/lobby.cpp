@@ -106,6 +106,15 @@ std::optional<std::string> apply_tls_faults(net::ServerOptions& o, const FaultSe
   return std::nullopt;
 }
 
+// A lobby that upgrades a WebSocket at any path and hangs up at once (close 1000), as public
+// lobbies do, instead of refusing a path it does not serve.
+class HangUpAnyPath : public net::WsHandler {
+ public:
+  void on_open(const std::shared_ptr<net::Peer>& peer) override { peer->close(1000, ""); }
+  void on_message(const std::shared_ptr<net::Peer>&, std::string_view, bool) override {}
+  void on_close(const std::shared_ptr<net::Peer>&, const net::CloseInfo&) override {}
+};
+
 }  // namespace
 
 struct Lobby::Impl {
@@ -149,6 +158,9 @@ Expected<std::unique_ptr<Lobby>, std::string> Lobby::start(LobbyConfig config) {
   }
   for (auto& [path, handler] : routes.http) impl->server.route(path, handler);
   for (auto& [path, handler] : routes.ws) impl->server.route_ws(path, handler);
+  if (impl->faults.on("alp.ws.any-path") || impl->faults.on("chopsticks.ws.any-path")) {
+    impl->server.route_ws("*", std::make_shared<HangUpAnyPath>());
+  }
   impl->server.route("/healthz", std::make_shared<HealthHandler>(impl->config, impl->hubs));
   impl->server.route("/metrics", std::make_shared<MetricsHandler>(impl->metrics, impl->server));
   auto port = impl->server.start();

@@ -71,7 +71,7 @@ TEST(Lint, BrokenFixturesGiveExactlyTheseProblems) {
       "broken/alp/syntax.json /cases/0 (line 5, column 66): invalid JSON (syntax): ",
       // The catalogue extension.
       "broken/alp/requirements.json /requirements/0/id: duplicate requirement id 'ALP-6-token-reusable' (also at "
-      "suites/alp/requirements.json /requirements/48): requirement ids are unique across all catalogues",
+      "suites/alp/requirements.json /requirements/49): requirement ids are unique across all catalogues",
       "broken/alp/requirements.json /requirements/1: missing required key 'section'",
       "broken/alp/requirements.json /requirements/1: missing required key 'text'",
       // A catalogue has no features (they are declared in target-settings.json).
