@@ -181,12 +181,21 @@ class AlpDriver final : public Driver {
 
   // Preflight: register and connect one agent, and say which setting a refusal points at.
   std::vector<ProbeResult> probe(CaseEnv& env) const override {
-    const ConnectResult c = connect(probe_agent(env), Json{{"connect", "probe"}}, env);
+    AgentSession& agent = probe_agent(env);
+    const ConnectResult c = connect(agent, Json{{"connect", "probe"}}, env);
     ProbeResult r = probe_result(c, "ALP-6-accept-valid-connection");
     if (c.outcome == ConnectResult::Outcome::connected) {
       r.check = "credentials";
       r.detail = "settings.api_key was accepted: a probe agent registered (" + env.target.path("register") +
                  ") and opened its WebSocket (" + env.target.path("connect") + ")";
+      // §6 step 7, graceful shutdown: the probe leaves no registered agent behind.
+      if (auto bye = fill(Json{{"message_type", "UNREGISTER_CLIENT"}, {"payload", {{"reason", "agentconform preflight probe done"}}}}, agent,
+                          Json{{"send", "probe"}}, env);
+          bye && agent.channel) {
+        agent.channel->send_text(bye->dump());
+        agent.channel->close(1000, "probe done");
+        r.detail += "; it unregistered (UNREGISTER_CLIENT) and closed";
+      }
     } else if (c.outcome == ConnectResult::Outcome::refused && c.request.starts_with("POST")) {
       r.check = c.status == 401 || c.status == 403 ? "credentials" : "registration";
       if (c.status == 401 || c.status == 403) {
