@@ -161,6 +161,16 @@ void RunPrinter::summary(const engine::RunResult& result) {
     out_ << "\nnot applicable, by reason:\n";
     for (const auto& g : na) out_ << "  " << std::setw(4) << g["count"].get<int>() << " N/A: " << reports::terminal_safe(g["cause"].get<std::string>()) << "\n";
   }
+  std::map<std::string, std::size_t> refused_in_run;
+  for (const auto& c : result.cases) {
+    if (!c.capacity_in_run.empty()) ++refused_in_run[c.capacity_in_run];
+  }
+  for (const auto& [what, n] : refused_in_run) {
+    out_ << "\n" << n << " case" << (n == 1 ? " was" : "s were") << " refused for capacity in the run (" << shown(what, 120)
+         << ") and judged when run again alone: the run needed " << (n == 1 ? "it" : "them") << " re-run; lower --jobs (this run: "
+         << result.options.value("jobs", 0) << ") or declare the target's limits (limits.connections, limits.requests_per_second in "
+         << "target.json)\n";
+  }
   std::size_t order_dependent = 0;
   for (const auto& c : result.cases) order_dependent += c.order_dependent;
   if (order_dependent > 0) {

@@ -21,6 +21,16 @@ bool speaks_of_capacity(const std::string& text) {
   return false;
 }
 
+// A cap on connections, as opposed to a rate limit: a rate-limit case still meets it by chance.
+bool speaks_of_connections(const std::string& text) {
+  const std::string t = lower(text);
+  for (const char* word : {"too many connections", "too-many-connections", "too_many_connections", "max connections", "connection limit",
+                           "connections per"}) {
+    if (t.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // Whether the case's steps expect `code` as a status or close code (then meeting it is the case's point).
 bool expected_by_case(const nlohmann::json& steps, int code) {
   if (steps.is_object()) {
@@ -68,10 +78,10 @@ bool capacity_close(int code, const std::string& reason) {
 CapacityRefusal capacity_refusal(const nlohmann::json& transcript, const nlohmann::json& steps) {
   CapacityRefusal out;
   if (!transcript.is_array()) return out;
-  // A case about rate limits waits for the target's refusal: that refusal is its verdict.
-  if (const std::string text = steps.dump(); text.find("RATE_LIMIT") != std::string::npos || text.find("rate_limit") != std::string::npos) {
-    return out;
-  }
+  // A case about rate limits waits for the target's refusal: that refusal is its verdict; only a
+  // refusal that names a connection cap is still capacity.
+  const std::string text = steps.dump();
+  const bool rate_limit_case = text.find("RATE_LIMIT") != std::string::npos || text.find("rate_limit") != std::string::npos;
   std::string last_out_kind;
   for (const auto& e : transcript) {
     if (!e.is_object()) continue;
@@ -81,7 +91,10 @@ CapacityRefusal capacity_refusal(const nlohmann::json& transcript, const nlohman
     const int code = e.contains("code") && e["code"].is_number_integer() ? e["code"].get<int>() : 0;
     if (dir == "out") last_out_kind = kind;
     if (dir != "in") continue;
-    if (kind == "close" && capacity_close(code, data) && !expected_by_case(steps, code)) {
+    if (rate_limit_case && !speaks_of_connections(data)) continue;
+    // A close whose reason speaks of capacity is one even in a case that expects its code (a
+    // version refusal closes 1008 too, with another reason).
+    if (kind == "close" && capacity_close(code, data) && (speaks_of_capacity(data) || !expected_by_case(steps, code))) {
       out.what = "close " + std::to_string(code) + (data.empty() ? "" : " \"" + excerpt(data) + "\"");
       return out;
     }

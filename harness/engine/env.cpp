@@ -1,4 +1,6 @@
 // CaseEnv and the Driver defaults.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include <thread>
@@ -56,9 +58,24 @@ Expected<std::shared_ptr<Channel>, net::ClientError> CaseEnv::ws_connect(const s
   // the step's timeout: the deployment said "later", not "no". Each try is in the transcript.
   std::chrono::milliseconds backoff(100);
   const auto give_up = std::chrono::steady_clock::now() + step_timeout;
+  // The refusal's Retry-After (delay-seconds, RFC 9110 §10.2.3) is honoured when it fits.
+  auto asked = [](const net::ClientError& e) {
+    for (const auto& [k, v] : e.headers) {
+      if (k.size() == 11 && std::equal(k.begin(), k.end(), "retry-after", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) &&
+          !v.empty() && v.size() <= 4 && std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
+        return std::chrono::milliseconds(std::stoi(v) * 1000);
+      }
+    }
+    return std::chrono::milliseconds(0);
+  };
+  auto refused_text = [&](const net::ClientError& e) {
+    const auto after = asked(e);
+    return (after.count() > 0 ? "retry-after: " + std::to_string(after.count() / 1000) + "\n" : std::string()) + e.body;
+  };
   while (!c && c.error().kind == net::ClientError::Kind::refused && capacity_status(c.error().status) &&
-         std::chrono::steady_clock::now() + backoff < give_up) {
-    transcript.add(channel, "in", "refused", c.error().body, c.error().status);
+         std::chrono::steady_clock::now() + std::max(backoff, asked(c.error())) < give_up) {
+    backoff = std::max(backoff, asked(c.error()));
+    transcript.add(channel, "in", "refused", refused_text(c.error()), c.error().status);
     transcript.add(channel, "note", "note", "refused for capacity: retrying in " + std::to_string(backoff.count()) + " ms");
     std::this_thread::sleep_for(backoff);
     backoff *= 2;
@@ -68,7 +85,7 @@ Expected<std::shared_ptr<Channel>, net::ClientError> CaseEnv::ws_connect(const s
   }
   if (!c) {
     if (c.error().kind == net::ClientError::Kind::refused) {
-      transcript.add(channel, "in", "refused", c.error().body, c.error().status);
+      transcript.add(channel, "in", "refused", capacity_status(c.error().status) ? refused_text(c.error()) : c.error().body, c.error().status);
     } else {
       transcript.add(channel, "in", "error", c.error().describe());
     }

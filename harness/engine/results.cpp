@@ -46,6 +46,7 @@ Json to_json(const CaseResult& c) {
   if (!c.root_cause.empty()) j["root_cause"] = c.root_cause;
   if (!c.blocked_by.empty()) j["blocked_by"] = c.blocked_by;
   if (!c.capacity.empty()) j["capacity"] = c.capacity;
+  if (!c.capacity_in_run.empty()) j["capacity_in_run"] = c.capacity_in_run;
   if (c.order_dependent) j["order_dependent"] = {{"ran_before", c.ran_before}};
   if (c.failed_step) {
     const auto& f = *c.failed_step;
@@ -245,6 +246,7 @@ Expected<RunResult, std::string> run_result_from_json(const Json& doc) {
       k.root_cause = c.value("root_cause", std::string());
       k.blocked_by = c.value("blocked_by", std::string());
       k.capacity = c.value("capacity", std::string());
+      k.capacity_in_run = c.value("capacity_in_run", std::string());
       if (auto o = c.find("order_dependent"); o != c.end() && o->is_object()) {
         k.order_dependent = true;
         k.ran_before = o->value("ran_before", std::vector<std::string>{});

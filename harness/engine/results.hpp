@@ -45,6 +45,8 @@ struct CaseResult {
   std::string capacity;     // ERROR: the target refused for capacity ("close 1013 \"try again later\"", "HTTP 429")
   // A FAIL that did not recur when the case ran again alone: reported as order-dependent (gated
   // like a WARN unless --strict-order), with the cases that ran before it on that target.
+  // Refused for capacity in the run (that refusal), then judged when it ran again alone.
+  std::string capacity_in_run;
   bool order_dependent = false;
   std::vector<std::string> ran_before;
   // Not final: the case runs again later (it overlapped a death, or its FAIL is confirmed alone);

@@ -504,6 +504,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                          "limits.requests_per_second in target.json)";
         } else {
           alone.reason += " (run alone: in the run the target refused it for capacity, " + first.what + ")";
+          alone.capacity_in_run = first.what;
         }
         r = std::move(alone);
       } else if (alone.verdict == Verdict::fail) {

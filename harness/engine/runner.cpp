@@ -781,6 +781,17 @@ CaseResult run_case(const Case& kase, const RequirementCatalog& requirements, co
   } catch (const std::exception& ex) {
     failure = StepFailure{StepFailure::Kind::error, "", Json(), std::string("internal error: ") + ex.what(), "", ""};
   }
+  // A failed case: what is already waiting on its connections goes into the transcript before
+  // they are dropped. A close the target sent while a step looked elsewhere (an HTTP poll) is
+  // often the cause (a capacity close right after the upgrade), and only the transcript shows it.
+  if (failure && failure->kind != StepFailure::Kind::not_applicable) {
+    for (auto& [name, a] : env.agents) {
+      for (int i = 0; a.channel && i < 8; ++i) {
+        auto pending = a.channel->next(ms(0));
+        if (!pending || pending->kind == ws::Event::Kind::close) break;
+      }
+    }
+  }
   for (auto& [name, a] : env.agents) {
     if (a.channel) a.channel->abort();
   }

@@ -52,6 +52,20 @@ TEST(Capacity, ARateLimitCaseIsNot) {
   EXPECT_FALSE(engine::capacity_refusal(Json::array({entry("in", "http-response", "", 429)}), steps).found());
 }
 
+TEST(Capacity, ACapacityCloseIsOneEvenWhereTheCaseExpectsItsCode) {
+  // A version-rejection case expects close 1008; a connection cap closes 1008 too, saying so.
+  const Json steps = Json::array({{{"connect", "a"}}, {{"expect", "a"}, {"close", 1008}}});
+  EXPECT_TRUE(engine::capacity_refusal(Json::array({entry("in", "close", "too-many-connections", 1008)}), steps).found());
+  EXPECT_FALSE(engine::capacity_refusal(Json::array({entry("in", "close", "Incompatible protocol version", 1008)}), steps).found());
+  EXPECT_FALSE(engine::capacity_refusal(Json::array({entry("in", "close", "", 1013)}), Json::array({{{"expect", "a"}, {"close", 1013}}})).found());
+}
+
+TEST(Capacity, AConnectionCapIsOneEvenInARateLimitCase) {
+  const Json steps = Json::array({{{"expect", "a"}, {"message", {{"code", "RATE_LIMIT_EXCEEDED"}}}}});
+  EXPECT_TRUE(engine::capacity_refusal(Json::array({entry("in", "close", "too-many-connections", 1008)}), steps).found());
+  EXPECT_FALSE(engine::capacity_refusal(Json::array({entry("in", "close", "rate limit exceeded", 1008)}), steps).found());
+}
+
 TEST(Capacity, AResetAtConnectIsOne) {
   const Json t = Json::array({entry("out", "connect", "ws://x"), entry("in", "error", "read: Connection reset by peer")});
   EXPECT_TRUE(engine::capacity_refusal(t, kSteps).found());
