@@ -5,6 +5,9 @@ reference lobby, so that agentconform is exercised against an implementation by 
 read the spec on their own. This module holds what every peer needs and no protocol logic:
 the command line common to all (port, route prefix, TLS), strict JSON parsing, ISO 8601 and
 UUID checks, and starting an aiohttp server on 127.0.0.1 that prints the port it listens on.
+It also holds the behaviours of real deployments that no spec describes but every operator
+adds in front of a server (class Deployment: a per-address connection cap, a circuit breaker,
+a process that dies after one kind of message), so that agentconform meets them too.
 
 Debian 12 packages only: python3-aiohttp (HTTP + WebSocket on one port) and, for the
 AgentProtocol peer, python3-cryptography (Ed25519). Run with /usr/bin/python3.
@@ -13,11 +16,14 @@ AgentProtocol peer, python3-cryptography (Ed25519). Run with /usr/bin/python3.
 import argparse
 import asyncio
 import datetime
+import collections
 import json
+import os
 import re
 import signal
 import ssl
 import sys
+import time
 
 from aiohttp import web
 
@@ -36,6 +42,23 @@ def base_parser(description):
     p.add_argument("--tls-cert", help="serve TLS with this certificate (PEM); plain HTTP otherwise")
     p.add_argument("--tls-key", help="the private key of --tls-cert (PEM)")
     p.add_argument("--quiet", action="store_true", help="do not log each refusal to stderr")
+    d = p.add_argument_group("deployment behaviours (no spec describes them; real deployments have them)")
+    d.add_argument("--max-connections-per-address", type=int, default=0, metavar="N",
+                   help="per-address connection cap (ALP §11 'connection limits'; the other specs are silent): a WebSocket "
+                        "upgrade that arrives while N WebSocket connections from the same remote address are open is accepted, "
+                        "then closed at once with code 1008 (policy violation) and reason 'too-many-connections', as a public "
+                        "controller does; 0 (default): no cap")
+    d.add_argument("--breaker-failures", type=int, default=0, metavar="K",
+                   help="circuit breaker (no spec section): after K consecutive failures this peer counts itself (a request that "
+                        "timed out waiting for an agent: Chopsticks POST /chopsticks/request without resp in time, ALP invocation "
+                        "TIMEOUT_ERROR) the breaker opens for --breaker-open-ms; while open every HTTP request, and every WebSocket "
+                        "upgrade, is answered 503 with Retry-After: 1 and body {\"error\":{\"code\":\"BUSY\",\"message\":\"Breaker is open\"}}; "
+                        "a success (an answer that arrived in time) closes it and resets the count; 0 (default): off")
+    d.add_argument("--breaker-open-ms", type=int, default=5000, metavar="T", help="how long an opened breaker stays open (default 5000 ms)")
+    d.add_argument("--die-after-message", action="append", default=[], metavar="TYPE[:MS]",
+                   help="a fragile deployment (no spec section): the process exits with status 70 (os._exit) MS milliseconds "
+                        "(default 5) after it receives a message whose type (member `type`, or `message_type` for ALP) is TYPE; "
+                        "repeatable; default off")
     return p
 
 
@@ -90,8 +113,118 @@ def json_response(status, body):
     return web.Response(status=status, text=dumps(body), content_type="application/json")
 
 
+# --- Deployment behaviours ----------------------------------------------------------------------
+
+BUSY_BODY = {"error": {"code": "BUSY", "message": "Breaker is open"}}
+
+
+class Deployment:
+    """What a real deployment adds around a protocol server (flags of base_parser's group
+    'deployment behaviours'). run_app installs it on every peer's application: a middleware
+    that refuses requests while the breaker is open and enforces the per-address cap on
+    WebSocket upgrades before the peer's WebSocket handler runs, and a response-prepare signal
+    that counts each WebSocket a handler accepts until that handler returns. A peer reports its
+    own failures and successes (failure(), success()) and each message it receives (received())."""
+
+    def __init__(self, args):
+        self.args = args
+        self.cap = getattr(args, "max_connections_per_address", 0) or 0
+        self.open_ws = collections.Counter()  # remote address -> WebSocket connections open
+        self.breaker_k = getattr(args, "breaker_failures", 0) or 0
+        self.breaker_ms = getattr(args, "breaker_open_ms", 5000)
+        self.failures = 0
+        self.open_until = 0.0
+        self.die = {}
+        for spec in getattr(args, "die_after_message", []) or []:
+            kind, _, ms = spec.partition(":")
+            self.die[kind] = int(ms) if ms else 5
+        self.dying = False
+
+    # circuit breaker
+    def breaker_open(self):
+        if self.open_until and time.monotonic() >= self.open_until:
+            self.open_until = 0.0
+            log(self.args, "breaker closed (open time over)")
+        return self.open_until > 0.0
+
+    def failure(self, why):
+        if not self.breaker_k:
+            return
+        self.failures += 1
+        log(self.args, f"breaker: failure {self.failures}/{self.breaker_k}: {why}")
+        if self.failures >= self.breaker_k and not self.breaker_open():
+            self.open_until = time.monotonic() + self.breaker_ms / 1000
+            self.failures = 0
+            print(f"peer: breaker OPEN for {self.breaker_ms} ms after {self.breaker_k} consecutive failures", file=sys.stderr, flush=True)
+
+    def success(self):
+        if not self.breaker_k:
+            return
+        if self.failures or self.open_until:
+            log(self.args, "breaker: success, closed")
+        self.failures = 0
+        self.open_until = 0.0
+
+    # die after a message type
+    def received(self, message):
+        """Call with every message a peer parsed (a JSON object); exits after the configured types."""
+        if not self.die or self.dying or not isinstance(message, dict):
+            return
+        kind = message.get("type")
+        if not isinstance(kind, str) or kind not in self.die:
+            kind = message.get("message_type")
+        if not isinstance(kind, str) or kind not in self.die:
+            return
+        self.dying = True
+        ms = self.die[kind]
+        print(f"peer: received a {kind} message: exiting with status 70 in {ms} ms (--die-after-message)", file=sys.stderr, flush=True)
+        asyncio.get_running_loop().call_later(ms / 1000, os._exit, 70)
+
+    # aiohttp hooks
+    def install(self, app):
+        app.middlewares.append(self.middleware)
+        app.on_response_prepare.append(self.on_prepare)
+
+    @web.middleware
+    async def middleware(self, request, handler):
+        upgrade = "websocket" in request.headers.get("Upgrade", "").lower()
+        if self.breaker_open():
+            log(self.args, "breaker open: 503 for", request.method, request.path)
+            return web.Response(status=503, text=dumps(BUSY_BODY), content_type="application/json", headers={"Retry-After": "1"})
+        addr = request.remote or ""
+        if upgrade and self.cap and self.open_ws[addr] >= self.cap:
+            log(self.args, f"connection cap: {self.open_ws[addr]} WebSockets open from {addr}: accept, close 1008")
+            request["deploy_refused"] = True
+            ws = web.WebSocketResponse(heartbeat=None)
+            await ws.prepare(request)
+            await ws.close(code=1008, message=b"too-many-connections")
+            return ws
+        try:
+            return await handler(request)
+        finally:
+            if request.get("deploy_counted"):
+                self.open_ws[addr] -= 1
+                if self.open_ws[addr] <= 0:
+                    del self.open_ws[addr]
+
+    async def on_prepare(self, request, response):
+        if isinstance(response, web.WebSocketResponse) and not request.get("deploy_refused") and not request.get("deploy_counted"):
+            request["deploy_counted"] = True
+            self.open_ws[request.remote or ""] += 1
+
+
+def deployment(args):
+    """The Deployment of this process (one per parsed command line)."""
+    d = getattr(args, "_deployment", None)
+    if d is None:
+        d = Deployment(args)
+        args._deployment = d
+    return d
+
+
 def run_app(app, args):
     """Serves `app` on 127.0.0.1:args.port until SIGTERM/SIGINT; prints 'LISTENING <port>' once bound."""
+    deployment(args).install(app)
     ctx = None
     if args.tls_cert:
         ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

@@ -286,6 +286,7 @@ class Service:
             return
         try:
             m = peerlib.parse_json(text)
+            peerlib.deployment(self.args).received(m)
         except peerlib.ParseError as e:
             if "invalid-silent" in self.q:
                 return

@@ -160,6 +160,7 @@ class Peer:
         sender = None
         try:
             m = peerlib.parse_json(text)
+            peerlib.deployment(self.args).received(m)
             if isinstance(m, dict) and isinstance(m.get("from"), dict) and isinstance(m["from"].get("agentId"), str):
                 sender = m["from"]["agentId"]
             self.check(m)

@@ -33,6 +33,7 @@ QUIRKS = {
     "keep-to": "Summary ('forwards as-is'): the forwarded frame keeps the sender's `to` member next to the added `from`",
     "error-shape-nested": "(spec silent) error frames are {type: 'error', error: {code, message}} instead of {type: 'error', code, message}",
     "track-streams": "(against Summary 'stateless') send_chunk/send_end of a stream that was never started are refused with an error frame",
+    "defect-forward-unchanged": "DELIBERATE DEFECT (§2 'Agora Forwards to Receiver': the receiver gets type message / message_chunk / message_end with `from`, not `to`; §3 replies 'symmetric fields'): every frame is delivered to the addressed agent exactly as the sender wrote it (type stays send / send_chunk / ..., `to` kept, no `from` added)",
 }
 
 
@@ -41,6 +42,7 @@ class Relay:
         self.args = args
         self.q = set(args.quirk)
         self.bound = {}  # agent id -> WebSocketResponse
+        self.deploy = peerlib.deployment(args)
 
     def error_frame(self, code, message, **extra):
         if "error-shape-nested" in self.q:
@@ -97,6 +99,7 @@ class Relay:
                 except peerlib.ParseError as e:
                     await self.invalid(ws, "not JSON: " + str(e), 1007)
                     continue
+                self.deploy.received(frame)
                 if not isinstance(frame, dict) or not isinstance(frame.get("type"), str):
                     await self.invalid(ws, "a frame is a JSON object with a string `type`", 1007)
                     continue
@@ -151,6 +154,9 @@ class Relay:
         if target is None or target.closed:
             if "unknown-recipient-silent" not in self.q:
                 await self.send(ws, self.error_frame("UNKNOWN_RECIPIENT", f"agent {to} is not connected", to=to))
+            return
+        if "defect-forward-unchanged" in self.q:
+            await self.send(target, frame)
             return
         out = {"type": FORWARD[kind], "from": me}
         for k, v in frame.items():  # "forwards as-is": every other member unchanged

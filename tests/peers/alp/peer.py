@@ -53,6 +53,7 @@ QUIRKS = {
     "lenient-capabilities": "§9: only a capability's name is required (the spec marks no member required explicitly)",
     "route-unmatched-responses": "§10.1 step 5: an INVOKE_CAPABILITY_RESPONSE is routed by receiver_id even when it answers no open invocation sent to its sender ('Lobby routes to Agent A'; the sender_id shows who answered)",
     "api-key-header-only": "§4.1: the API key is read only from the X-API-Key header (the spec does not say where it goes)",
+    "defect-register-without-token": "DELIBERATE DEFECT (§6 step 1, §10.1 step 1: registration 'returns an auth_token and the lobby_id'): POST /api/v1/register answers 200 with the usual body but no auth_token, so no WebSocket can be joined (a connect without a valid token is refused 401, §6 step 3)",
 }
 
 
@@ -77,6 +78,8 @@ class Lobby:
         self.agents = {}  # agent_id -> {"agent_type", "last_seen"}
         self.sessions = {}  # agent_id -> Session (online)
         self.pending = {}  # request message_id -> (requester, target, conversation_id, timer handle)
+        self.ever_registered = set()  # --refuse-reused-ids: every agent_id a registration returned
+        self.deploy = peerlib.deployment(args)
 
     # --- HTTP registration (§4.1, §6 step 1, §10.1 step 1) -------------------------------------
 
@@ -106,6 +109,8 @@ class Lobby:
         agent_id = body.get("agent_id")
         if agent_id is not None and (not isinstance(agent_id, str) or not agent_id):
             return self.refuse(400, "INVALID_PAYLOAD", "agent_id must be a non-empty string")
+        if agent_id is not None and self.args.refuse_reused_ids and agent_id in self.ever_registered:
+            return self.refuse(409, "ACCESS_DENIED", "agent id already registered")
         if agent_id is None:
             agent_id = str(uuid.uuid4())  # §6: the lobby "provisions one"
         elif agent_id in self.sessions:
@@ -116,11 +121,15 @@ class Lobby:
                 agent_id = str(uuid.uuid4())
         token = uuid.uuid4().hex + uuid.uuid4().hex
         expires = int(time.time() + self.args.token_ttl + 0.999)  # whole seconds: expires_at is exact, never early
-        self.tokens[token] = (agent_id, expires)
+        self.ever_registered.add(agent_id)
         self.agents.setdefault(agent_id, {"agent_type": agent_type, "last_seen": None})["agent_type"] = agent_type
         status = 201 if "register-201" in self.q else 200
-        return peerlib.json_response(status, {"auth_token": token, "lobby_id": self.lobby_id, "agent_id": agent_id,
-                                              "expires_at": peerlib.iso_from_epoch(expires)})
+        body = {"auth_token": token, "lobby_id": self.lobby_id, "agent_id": agent_id, "expires_at": peerlib.iso_from_epoch(expires)}
+        if "defect-register-without-token" in self.q:
+            del body["auth_token"]  # the token is neither returned nor kept: no connect can present it
+        else:
+            self.tokens[token] = (agent_id, expires)
+        return peerlib.json_response(status, body)
 
     async def admin_broadcast(self, request):
         """Not in the spec (§7.4.1 has no trigger): an operator endpoint, enabled by --admin-token."""
@@ -223,6 +232,7 @@ class Lobby:
                 return
             await self.protocol_error(s, "MESSAGE_MALFORMED", "not JSON: " + str(e), None)
             return
+        self.deploy.received(m)
         if not isinstance(m, dict):
             await self.protocol_error(s, "MESSAGE_MALFORMED", "a message is a JSON object (§5)", None)
             return
@@ -463,6 +473,8 @@ class Lobby:
 
     async def invoke_timed_out(self, request_id):
         entry = self.pending.pop(request_id, None)
+        if entry:
+            self.deploy.failure(f"invocation {request_id} of {entry[1]}: no INVOKE_CAPABILITY_RESPONSE within {self.args.invoke_timeout_ms} ms")
         if entry and entry[0] in self.sessions:
             payload = {"request_message_id": request_id, "status": "error",
                        "error_details": {"code": "TIMEOUT_ERROR", "message": "the receiver did not respond in time", "retryable": True}}
@@ -514,6 +526,8 @@ class Lobby:
                 await self.protocol_error(s, "ACCESS_DENIED", "that invocation was not sent to this agent by the receiver (§7.3.3)", m["message_id"], m.get("conversation_id"))
                 return
         if await self.route(s, m):
+            if entry:
+                self.deploy.success()  # the receiver answered in time
             if entry and p["status"] in ("success", "error"):
                 entry[3].cancel()
                 del self.pending[p["request_message_id"]]
@@ -552,6 +566,11 @@ def main():
     p.add_argument("--invoke-timeout-ms", type=int, default=30000, help="TIMEOUT_ERROR after this long without INVOKE_CAPABILITY_RESPONSE")
     p.add_argument("--max-message-bytes", type=int, default=1048576)
     p.add_argument("--admin-token", help="enable POST /api/v1/admin/broadcast with this bearer token (not in the spec)")
+    p.add_argument("--refuse-reused-ids", action="store_true",
+                   help="a lobby that never gives an agent_id out twice (§6 step 1 'if agent_id is available'; §10.1 step 1 "
+                        "'or error'): a registration asking for an agent_id this process has EVER registered (even one "
+                        "unregistered or disconnected since) is refused with 409 and {error: {code: ACCESS_DENIED, message: "
+                        "'agent id already registered'}} (§8.2 error object); registrations without agent_id get a fresh one")
     p.add_argument("--quirk", action="append", default=[], choices=sorted(QUIRKS), help="switch to an alternative reading (repeatable; listed above)")
     args = p.parse_args()
     lobby = Lobby(args)

@@ -10,7 +10,10 @@ Handling table). The spec gives the controller no API through which an operator 
 GET /chopsticks/agents lists live agents and POST /chopsticks/request {agentId, op, data}
 sends a req and answers with the agent's resp (RPC Flow; 30 s default timeout).
 
-Usage: peer.py [PORT] [--no-admin-api] [--quirk NAME ...]
+Deployment choices (legitimate, not defects): --key-sessions guild-channel keys the sessions
+map by (guildId, voiceChannelId) instead of by agent, as some real controllers do.
+
+Usage: peer.py [PORT] [--no-admin-api] [--key-sessions agent|guild-channel] [--quirk NAME ...]
 """
 
 import asyncio
@@ -43,6 +46,10 @@ class Controller:
         self.live = {}  # agentId -> record (liveAgents)
         self.conns = {}  # agentId -> WebSocketResponse
         self.pending = {}  # req id -> (agentId, Future of the resp)
+        self.deploy = peerlib.deployment(args)
+        # --key-sessions guild-channel: (guildId, voiceChannelId) -> (agentId, session record),
+        # one session per voice channel whoever holds it.
+        self.channel_sessions = {}
 
     async def send(self, ws, frame):
         if not ws.closed:
@@ -78,6 +85,7 @@ class Controller:
                 except peerlib.ParseError:
                     await self.ignore(ws, "not JSON")
                     continue
+                self.deploy.received(m)
                 if not isinstance(m, dict) or not isinstance(m.get("type"), str):
                     await self.ignore(ws, "not an object with a string type")
                     continue
@@ -94,6 +102,8 @@ class Controller:
             if aid is not None and self.conns.get(aid) is ws:
                 del self.conns[aid]  # Graceful Disconnect: removed from liveAgents
                 self.live.pop(aid, None)
+                for chan in [k for k, (owner, _) in self.channel_sessions.items() if owner == aid]:
+                    del self.channel_sessions[chan]
         return ws
 
     async def on_hello(self, ws, conn, m):
@@ -170,9 +180,32 @@ class Controller:
             await self.ignore(ws, "event fields have the wrong type")
             return
         key = {"guildId": m["guildId"], "voiceChannelId": m["voiceChannelId"], "kind": m["kind"]}
+        if self.args.key_sessions == "guild-channel":
+            self.channel_event(conn["agent"], rec, m, key)
+            return
         rec["sessions"] = [s for s in rec["sessions"] if s != key]
         if m["event"] == "add" and m["ok"] is True:
             rec["sessions"].append(key)
+        rec["available"] = not rec["sessions"]
+
+    def channel_event(self, aid, rec, m, key):
+        """--key-sessions guild-channel: the session belongs to the voice channel, not to an agent."""
+        chan = (m["guildId"], m["voiceChannelId"])
+        held = self.channel_sessions.get(chan)
+        if held is not None:  # "add" replaces the channel's session, "released" ends it, whoever holds it
+            owner, old = held
+            owner_rec = self.live.get(owner)
+            if owner_rec is not None:
+                owner_rec["sessions"] = [s for s in owner_rec["sessions"] if (s["guildId"], s["voiceChannelId"]) != chan]
+                owner_rec["available"] = not owner_rec["sessions"]
+            del self.channel_sessions[chan]
+            if owner != aid:
+                peerlib.log(self.args, f"session {chan} taken from {owner} by {aid} ({m['event']})")
+        if m["event"] == "add" and m["ok"] is True:
+            rec["sessions"] = [s for s in rec["sessions"] if (s["guildId"], s["voiceChannelId"]) != chan] + [key]
+            self.channel_sessions[chan] = (aid, key)
+        elif m["event"] == "released":
+            rec["sessions"] = [s for s in rec["sessions"] if s != key]
         rec["available"] = not rec["sessions"]
 
     async def on_resp(self, ws, conn, m):
@@ -209,9 +242,11 @@ class Controller:
             await self.send(ws, {"type": "req", "id": rid, "op": body["op"], "data": body.get("data"), "agentId": body["agentId"]})
             resp = await asyncio.wait_for(fut, timeout / 1000)
         except asyncio.TimeoutError:
+            self.deploy.failure(f"req {rid} to {body['agentId']}: no resp within {timeout} ms")
             return peerlib.json_response(504, {"id": rid, "ok": False, "error": f"no resp within {timeout} ms"})
         finally:
             self.pending.pop(rid, None)
+        self.deploy.success()
         return peerlib.json_response(200, {k: resp[k] for k in ("id", "ok", "data", "error") if k in resp})
 
 
@@ -222,6 +257,12 @@ def main():
     p.add_argument("--no-admin-api", action="store_true", help="serve only the WebSocket (a controller with no operator API)")
     p.add_argument("--request-timeout-ms", type=int, default=30000, help="RPC Flow: resp timeout (30 s default)")
     p.add_argument("--max-message-bytes", type=int, default=1048576)
+    p.add_argument("--key-sessions", choices=["agent", "guild-channel"], default="agent",
+                   help="event message (Event Type add / released: the controller's sessions / assistantSessions map; the spec "
+                        "does not say what keys it): 'agent' (default) keeps each agent's own sessions; 'guild-channel' keys "
+                        "sessions by (guildId, voiceChannelId) only, as real controllers do: an add for a guild+channel whose "
+                        "session another agent holds moves the session to the new agent (the earlier one loses it and becomes "
+                        "available), and a released ends that guild+channel's session whoever holds it")
     p.add_argument("--quirk", action="append", default=[], choices=sorted(QUIRKS), help="switch to an alternative reading (repeatable)")
     args = p.parse_args()
     c = Controller(args)
