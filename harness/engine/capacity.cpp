@@ -46,6 +46,8 @@ bool expected_by_case(const nlohmann::json& steps, int code) {
   return false;
 }
 
+}  // namespace
+
 std::chrono::milliseconds retry_after_of(const std::string& data) {
   const std::string t = lower(data);
   const auto p = t.find("retry-after:");
@@ -60,6 +62,8 @@ std::chrono::milliseconds retry_after_of(const std::string& data) {
   }
   return std::chrono::milliseconds(std::min<long long>(seconds, 30) * 1000);
 }
+
+namespace {
 
 std::string excerpt(const std::string& s) {
   std::string out;

@@ -23,6 +23,10 @@ struct CapacityRefusal {
 // that waits for 429) is not a capacity refusal.
 CapacityRefusal capacity_refusal(const nlohmann::json& transcript, const nlohmann::json& steps);
 
+// The delay a "retry-after: N" line in a transcript entry asks for (delay-seconds, RFC 9110
+// §10.2.3; at most 30 s), 0 when there is none.
+std::chrono::milliseconds retry_after_of(const std::string& text);
+
 // Whether an HTTP status or a close (code, reason) is a capacity refusal.
 bool capacity_status(int status);
 bool capacity_close(int code, const std::string& reason);

@@ -58,20 +58,17 @@ Expected<std::shared_ptr<Channel>, net::ClientError> CaseEnv::ws_connect(const s
   // the step's timeout: the deployment said "later", not "no". Each try is in the transcript.
   std::chrono::milliseconds backoff(100);
   const auto give_up = std::chrono::steady_clock::now() + step_timeout;
-  // The refusal's Retry-After (delay-seconds, RFC 9110 §10.2.3) is honoured when it fits.
-  auto asked = [](const net::ClientError& e) {
+  // A refused upgrade's transcript entry carries its Retry-After, which sets the next backoff.
+  auto refused_text = [](const net::ClientError& e) {
+    std::string out;
     for (const auto& [k, v] : e.headers) {
-      if (k.size() == 11 && std::equal(k.begin(), k.end(), "retry-after", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }) &&
-          !v.empty() && v.size() <= 4 && std::all_of(v.begin(), v.end(), [](unsigned char ch) { return std::isdigit(ch) != 0; })) {
-        return std::chrono::milliseconds(std::stoi(v) * 1000);
+      if (k.size() == 11 && std::equal(k.begin(), k.end(), "retry-after", [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; })) {
+        out = "retry-after: " + v + "\n";
       }
     }
-    return std::chrono::milliseconds(0);
+    return out + e.body;
   };
-  auto refused_text = [&](const net::ClientError& e) {
-    const auto after = asked(e);
-    return (after.count() > 0 ? "retry-after: " + std::to_string(after.count() / 1000) + "\n" : std::string()) + e.body;
-  };
+  auto asked = [&](const net::ClientError& e) { return retry_after_of(refused_text(e)); };
   while (!c && c.error().kind == net::ClientError::Kind::refused && capacity_status(c.error().status) &&
          std::chrono::steady_clock::now() + std::max(backoff, asked(c.error())) < give_up) {
     backoff = std::max(backoff, asked(c.error()));
