@@ -305,36 +305,41 @@ std::optional<Trip> Executor::barrier(Exec& exec, int rounds, const std::functio
   if (first != nullptr) std::stable_partition(order.begin(), order.end(), [&](const ConnRecord* c) { return c == first; });
   for (int round = 0; round < rounds; ++round) {
     for (ConnRecord* cp : order) {
-      ConnRecord& c = *cp;
-      if (&c == except || !c.open()) continue;
-      // Each ping has its own payload: a barrier that ended early (below) leaves its pongs on
-      // the way, and a later barrier must not take one of them for its own.
-      const std::string tag = "barrier " + std::to_string(++pings_);
-      c.ws->ping(tag);
-      bool answered = false;
-      while (!c.closed) {
-        const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
-        if (left.count() <= 0) break;
-        auto e = c.ws->next(left);
-        if (!e) break;
-        if (e->kind == ws::Event::Kind::pong) {
-          if (e->data != tag) continue;
-          answered = true;
-          break;
-        }
-        if (e->kind == ws::Event::Kind::ping) continue;
-        record(c, std::move(*e));
-        // What an await waits for came: no need to prove that nothing else is coming.
-        if (done && done()) return std::nullopt;
-      }
-      if (!answered && !c.closed) {
-        return Trip{"hang", "a ping on a session connection was not answered",
-                    "connection " + c.label + ": no pong within " + std::to_string(target_.probe_timeout.count()) + " ms"};
-      }
+      if (cp == except || !cp->open()) continue;
+      bool finished = false;
+      if (auto trip = ping_round_trip(*cp, until, done, finished)) return trip;
+      if (finished) return std::nullopt;
     }
     if (done && done()) break;
   }
   return std::nullopt;
+}
+
+std::optional<Trip> Executor::ping_round_trip(ConnRecord& c, Clock::time_point until, const std::function<bool()>& done, bool& finished) {
+  // Each ping has its own payload: a barrier that ended early leaves its pongs on the way, and a
+  // later one must not take one of them for its own.
+  const std::string tag = "barrier " + std::to_string(++pings_);
+  c.ws->ping(tag);
+  while (!c.closed) {
+    const auto left = std::chrono::duration_cast<milliseconds>(until - Clock::now());
+    if (left.count() <= 0) break;
+    auto e = c.ws->next(left);
+    if (!e) break;
+    if (e->kind == ws::Event::Kind::pong) {
+      if (e->data == tag) return std::nullopt;
+      continue;
+    }
+    if (e->kind == ws::Event::Kind::ping) continue;
+    record(c, std::move(*e));
+    // What an await waits for came: no need to prove that nothing else is coming.
+    if (done && done()) {
+      finished = true;
+      return std::nullopt;
+    }
+  }
+  if (c.closed) return std::nullopt;
+  return Trip{"hang", "a ping on a session connection was not answered",
+              "connection " + c.label + ": no pong within " + std::to_string(target_.probe_timeout.count()) + " ms"};
 }
 
 // Like a client, wait for the close handshake and then the end of the TCP connection: a
@@ -437,18 +442,22 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
   profile_.begin(exec, target_);
 
   std::optional<Trip> trip;
-  // The connection of the last send: a frame sent on one connection is on the wire before the
-  // next step sends on another, so the target sees them in the session's order (each connection
-  // writes from its own strand; without this a loaded machine may reorder them, and a finding
-  // that depends on the order would not reproduce alone).
+  // The connection of the last send: before a step sends on another connection, the target has
+  // handled what was sent on this one (a ping's pong comes back after it), so the target sees
+  // the session's order. Bytes on the wire are not enough: a target that finds two sockets
+  // readable at once may read either first, and a finding that depends on the order (two agents
+  // sharing a stream id) would then trip in one run and not in its replay.
   std::size_t last_sent = exec.conns.size() + 1;
   auto in_order = [&](ConnRecord& c) {
     const auto index = static_cast<std::size_t>(&c - exec.conns.data());
     if (last_sent < exec.conns.size() && last_sent != index) {
       auto& before = exec.conns[last_sent];
-      if (before.ws && !before.closed) before.ws->flush(options_.answer_deadline);
+      bool finished = false;
+      if (before.open()) trip = ping_round_trip(before, Clock::now() + target_.probe_timeout, nullptr, finished);
+      else if (before.ws && !before.closed) before.ws->flush(options_.answer_deadline);
     }
     last_sent = index;
+    return !trip;
   };
   for (const auto& step : steps) {
     if (trip) break;
@@ -462,11 +471,9 @@ std::optional<Trip> Executor::run(const std::vector<Step>& steps) {
         break;
       default:
         if (auto* c = exec.conn(step.conn); c != nullptr && c->http) {
-          in_order(*c);
-          do_post(exec, *c, step, trip);
+          if (in_order(*c)) do_post(exec, *c, step, trip);
         } else if (c != nullptr && c->ws) {
-          in_order(*c);
-          do_send(exec, *c, step);
+          if (in_order(*c)) do_send(exec, *c, step);
         }
         break;
     }

@@ -64,6 +64,10 @@ class Executor {
   // `first`: the connection pinged first in each round.
   std::optional<Trip> barrier(Exec& exec, int rounds, const std::function<bool()>& done, const ConnRecord* except = nullptr,
                               const ConnRecord* first = nullptr);
+  // One ping on `c`, read up to its pong (recording what comes before it) until `until`; no pong
+  // on a connection still open: a hang. `finished`: `done` said so before the pong came.
+  std::optional<Trip> ping_round_trip(ConnRecord& c, std::chrono::steady_clock::time_point until, const std::function<bool()>& done,
+                                      bool& finished);
   std::optional<Trip> collect(Exec& exec);
 
   // This executor's own I/O, run by the thread that runs the sessions (one fuzz job): see
