@@ -4,6 +4,16 @@
 #include "harness/util/redact.hpp"
 
 namespace ac::engine {
+namespace {
+
+// Cuts to at most n bytes without cutting a UTF-8 sequence in half.
+void cut_utf8(std::string& data, std::size_t n) {
+  data.resize(n);
+  while (!data.empty() && (static_cast<unsigned char>(data.back()) & 0xC0) == 0x80) data.pop_back();
+  if (!data.empty() && static_cast<unsigned char>(data.back()) >= 0xC0) data.pop_back();
+}
+
+}  // namespace
 
 std::size_t TranscriptBudget::take(std::size_t want) {
   std::size_t left = left_.load();
@@ -39,17 +49,26 @@ void Transcript::add(std::string channel, std::string direction, std::string kin
   data = ac::redact(data);  // before a cut could split a secret (registered values are hidden again when read)
   if (data.size() > max_entry_bytes_) {
     const std::size_t total = data.size();
-    data.resize(max_entry_bytes_);
-    // Do not cut a UTF-8 sequence in half.
-    while (!data.empty() && (static_cast<unsigned char>(data.back()) & 0xC0) == 0x80) data.pop_back();
-    if (!data.empty() && static_cast<unsigned char>(data.back()) >= 0xC0) data.pop_back();
+    cut_utf8(data, max_entry_bytes_);
     data += " [truncated: " + std::to_string(total) + " bytes in all]";
     e.truncated = true;
   }
   e.data = std::move(data);
   std::lock_guard lock(mutex_);
   if (bytes_ + e.data.size() + kEntryOverhead > max_bytes_ || entries_.size() >= max_entries_) {
-    ++dropped_;
+    // How a connection ended explains what came before it (a close for capacity after a case's
+    // polls filled the transcript): it is kept past the limit, within a small reserve.
+    const bool ending = e.direction == "in" && (e.kind == "close" || e.kind == "refused" || e.kind == "error");
+    if (!ending || ending_kept_ >= kEndingReserve) {
+      ++dropped_;
+      return;
+    }
+    ++ending_kept_;
+    if (e.data.size() > kEndingBytes) {
+      cut_utf8(e.data, kEndingBytes);
+      e.truncated = true;
+    }
+    entries_.push_back(std::move(e));
     return;
   }
   bytes_ += e.data.size() + kEntryOverhead;

@@ -51,6 +51,10 @@ class Transcript {
   // kControlEntries per channel and direction (the rest are counted in a note).
   static constexpr std::size_t kEntryOverhead = 128;
   static constexpr std::size_t kControlEntries = 16;
+  // Past the limits, up to kEndingReserve more entries that tell how a connection ended (close,
+  // refused, error received), each cut to kEndingBytes.
+  static constexpr std::size_t kEndingReserve = 32;
+  static constexpr std::size_t kEndingBytes = 512;
   explicit Transcript(std::size_t max_bytes = 256 * 1024, std::size_t max_entry_bytes = 16 * 1024, std::size_t max_entries = 2000);
 
   void add(std::string channel, std::string direction, std::string kind, std::string data, std::optional<int> code = {});
@@ -71,7 +75,7 @@ class Transcript {
 
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-  std::size_t max_bytes_, max_entry_bytes_, max_entries_, bytes_ = 0, dropped_ = 0;
+  std::size_t max_bytes_, max_entry_bytes_, max_entries_, bytes_ = 0, dropped_ = 0, ending_kept_ = 0;
   std::map<std::string, std::uint64_t> control_seen_;  // "channel|direction|kind" -> frames
   std::vector<TranscriptEntry> entries_;
   std::vector<std::pair<std::string, std::string>> secrets_;

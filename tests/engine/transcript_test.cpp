@@ -38,6 +38,25 @@ TEST(Transcript, CapsTotalSizeAndCountsDrops) {
   EXPECT_NE(j.back()["data"].get<std::string>().find("8 entries dropped"), std::string::npos);
 }
 
+// A case that polled until its transcript was full still shows how its connection ended: the
+// capacity check reads that close (a close 1008 "too-many-connections" lost here made a FAIL of
+// the harness's own look like the target's state from earlier cases).
+TEST(Transcript, KeepsHowAConnectionEndedPastTheLimit) {
+  Transcript t(1000, 600);
+  for (int i = 0; i < 10; ++i) t.add("http", "in", "http-response", std::string(300, 'y'));
+  t.add("agent", "in", "close", "too-many-connections" + std::string(2000, 'z'), 1008);
+  t.add("agent", "in", "text", std::string(300, 'l'));  // not an ending: dropped as before
+  const auto entries = t.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries.back().kind, "close");
+  EXPECT_EQ(entries.back().code, 1008);
+  EXPECT_LE(entries.back().data.size(), Transcript::kEndingBytes);
+  EXPECT_EQ(entries.back().data.rfind("too-many-connections", 0), 0u);
+  EXPECT_EQ(t.dropped(), 9u);  // 8 responses and the text
+  for (std::size_t i = 0; i < 2 * Transcript::kEndingReserve; ++i) t.add("agent", "in", "error", "reset " + std::string(300, 'r'));
+  EXPECT_EQ(t.entries().size(), 2 + Transcript::kEndingReserve);  // the reserve is bounded
+}
+
 TEST(Transcript, InvalidUtf8FromATargetStaysSerializable) {
   Transcript t;
   t.add("a", "in", "text", std::string("ok\xC3\x28", 4));
