@@ -54,6 +54,9 @@ class ChopsticksDriver final : public Driver {
             ? st["agent_listed_wait_ms"].get<std::int64_t>()
             : 1000);
     const auto until = std::chrono::steady_clock::now() + limit;
+    // Polls back off (10, 20, 40, 80 ms, ...): a controller under 32 jobs answers a listing of
+    // every live agent, and each answer goes into the case's transcript.
+    auto pause = std::chrono::milliseconds(10);
     while (wanted.is_string()) {
       auto all = http_json(env, "GET", env.target.path("agents"), {}, "");
       if (!all) return std::nullopt;
@@ -62,7 +65,8 @@ class ChopsticksDriver final : public Driver {
         if (a.is_object() && a.contains("agentId") && a["agentId"] == wanted) return a;
       }
       if (std::chrono::steady_clock::now() >= until) return std::nullopt;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(80));
     }
     return std::nullopt;
   }
