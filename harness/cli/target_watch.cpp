@@ -63,7 +63,7 @@ class MonitoredTarget final : public engine::TargetWatch {
                                                     : "the restarted target did not answer within " + std::to_string(start_timeout_.count() / 1000) + " s";
   }
 
-  bool answers() { return !prober_.probe().has_value(); }
+  bool answers() { return fuzz::answers(prober_.probe()); }
 
   fuzz::FuzzTarget target_;
   fuzz::Executor prober_;

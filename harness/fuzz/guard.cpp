@@ -59,7 +59,13 @@ Guard::Guard(const TargetView& target, Protocol protocol, process::Monitor* moni
   prober_.options().health_every = 1;
 }
 
-std::optional<Trip> Guard::check() { return prober_.probe(); }
+// Healthy: the probe is answered (as the spec says or not: a target that never answered it
+// correctly is not restarted over and over for that).
+std::optional<Trip> Guard::check() {
+  auto trip = prober_.probe();
+  if (answers(trip)) return std::nullopt;
+  return trip;
+}
 
 Trip Guard::classify(Trip raw) {
   Trip t = observe(std::move(raw));

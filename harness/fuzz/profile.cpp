@@ -123,6 +123,14 @@ bool wait_for(net::WsClient& ws, const std::function<bool(const net::WsEvent&)>&
   return false;
 }
 
+Trip probe_unanswered(net::WsClient& ws, const TargetView& target, Trip hang) {
+  ws.ping("alive?");
+  const bool pong = wait_for(ws, [](const net::WsEvent& e) { return e.kind == ws::Event::Kind::pong && e.data == "alive?"; },
+                             target.probe_timeout);
+  if (!pong) return hang;
+  return Trip{"protocol", hang.signature + " (it answers pings: alive, but not as the spec says)", hang.detail};
+}
+
 Expected<std::shared_ptr<net::WsClient>, Trip> probe_connect(const TargetView& target, const std::string& path_and_query,
                                                              net::Headers headers) {
   net::WsConnectOptions opts;

@@ -152,7 +152,9 @@ class Profile {
   virtual bool satisfied(const Exec& exec) const;
   // The protocol and isolation oracles.
   virtual std::optional<Trip> judge(const Exec& exec) const = 0;
-  // Liveness: a known-good exchange on fresh connections. `salt` makes its ids unique.
+  // Liveness: a known-good exchange on fresh connections. `salt` makes its ids unique. A target
+  // that answers, but not as the spec says, gets a "protocol" trip: it is alive (see answers()),
+  // and its cases, not a setup error, say what it breaks.
   virtual std::optional<Trip> probe(const TargetView& target, const std::string& salt) const = 0;
 };
 
@@ -182,6 +184,11 @@ std::string member_string(const Json& j, const char* key);     // "" when absent
 // the string there ("" otherwise): reads of what a target sent, which never throw.
 const Json& at_path(const Json& j, std::initializer_list<const char*> path);
 std::string string_at(const Json& j, std::initializer_list<const char*> path);
+// A probe's verdict on liveness: no trip, or a "protocol" one (an answer that breaks the spec).
+inline bool answers(const std::optional<Trip>& probe) { return !probe || probe->oracle == "protocol"; }
+// The probe's expected answer did not come on `ws`: `hang` if a ping is not answered either,
+// else the same failure as a "protocol" trip (alive, answering otherwise than the spec says).
+Trip probe_unanswered(net::WsClient& ws, const TargetView& target, Trip hang);
 // Waits for an event the predicate accepts; false at a close or the deadline.
 bool wait_for(net::WsClient& ws, const std::function<bool(const net::WsEvent&)>& want, std::chrono::milliseconds budget);
 // A fresh probe connection (ws_base + path), or the failure as a liveness trip.

@@ -324,7 +324,7 @@ class A2acp final : public Profile {
       if (!r) return r.error();
       const Json answer = parse_loose(r->body);
       if (r->status / 100 != 2 || member_string(answer, "token").empty()) {
-        return Trip{"liveness", "probe: a valid token request was not answered with a token", std::to_string(r->status) + " " + shorten(r->body)};
+        return Trip{r->status >= 500 ? "liveness" : "protocol", "probe: a valid token request was not answered with a token", std::to_string(r->status) + " " + shorten(r->body)};
       }
       return std::nullopt;
     }
@@ -335,8 +335,12 @@ class A2acp final : public Profile {
       auto j = event_object(e);
       return j && member_string(*j, "message_type") == "error";
     }, target.probe_timeout);
+    if (!answered) {
+      const Trip t = probe_unanswered(**ws, target, Trip{"hang", "probe: a broken message on a fresh attachment drew no error", "no error in time"});
+      (*ws)->close(1000);
+      return t;
+    }
     (*ws)->close(1000);
-    if (!answered) return Trip{"hang", "probe: a broken message on a fresh attachment drew no error", "no error in time"};
     return std::nullopt;
   }
 };

@@ -341,7 +341,7 @@ class AgentProtocol final : public Profile {
       if (!r) return r.error();
       const Json answer = parse_loose(r->body);
       if (r->status / 100 != 2 || member_string(answer, "type") != "hello") {
-        return Trip{"liveness", "probe: a signed hello posted over HTTP was not answered with a hello", std::to_string(r->status) + " " + shorten(r->body)};
+        return Trip{r->status >= 500 ? "liveness" : "protocol", "probe: a signed hello posted over HTTP was not answered with a hello", std::to_string(r->status) + " " + shorten(r->body)};
       }
       return std::nullopt;
     }
@@ -352,8 +352,12 @@ class AgentProtocol final : public Profile {
       auto j = event_object(e);
       return j && member_string(*j, "type") == "hello";
     }, target.probe_timeout);
+    if (!answered) {
+      const Trip t = probe_unanswered(**ws, target, Trip{"hang", "probe: a signed hello on a fresh connection was not answered with a hello", "no hello in time"});
+      (*ws)->close(1000);
+      return t;
+    }
     (*ws)->close(1000);
-    if (!answered) return Trip{"hang", "probe: a signed hello on a fresh connection was not answered with a hello", "no hello in time"};
     return std::nullopt;
   }
 };

@@ -428,9 +428,11 @@ class Agora final : public Profile {
       auto j = event_object(e);
       return j && member_string(*j, "type") == "message";
     }, target.probe_timeout);
+    std::optional<Trip> t;
+    if (!delivered) t = probe_unanswered(**p2, target, Trip{"hang", "probe: a valid send between fresh agents was not delivered", "no message in time"});
     (*p1)->close(1000);
     (*p2)->close(1000);
-    if (!delivered) return Trip{"hang", "probe: a valid send between fresh agents was not delivered", "no message in time"};
+    if (t) return t;
     return std::nullopt;
   }
 };

@@ -400,7 +400,8 @@ class Alp final : public Profile {
     if (!reg) return reg.error();
     const Json answer = parse_loose(reg->body);
     if (reg->status / 100 != 2 || !answer.is_object() || !answer.contains("auth_token") || !answer["auth_token"].is_string()) {
-      return Trip{"liveness", "probe: registration of a fresh agent failed", std::to_string(reg->status) + " " + shorten(reg->body)};
+      // (An answer is life: only a server error or a refusal for capacity says it is not well.)
+      return Trip{reg->status >= 500 || reg->status == 429 ? "liveness" : "protocol", "probe: registration of a fresh agent failed", std::to_string(reg->status) + " " + shorten(reg->body)};
     }
     const std::string lobby = answer.value("lobby_id", target.config.setting("lobby_id"));
     auto ws = probe_connect(target, target.config.path("connect") + "?token=" + answer["auth_token"].get<std::string>() + "&agent_id=" + id);
@@ -414,8 +415,12 @@ class Alp final : public Profile {
       auto j = event_object(e);
       return j && member_string(*j, "message_type") == "PONG";  // (whether it echoes the nonce is a rule, for the suites)
     }, target.probe_timeout);
+    if (!pong) {
+      const Trip t = probe_unanswered(**ws, target, Trip{"hang", "probe: a PING on a fresh session got no PONG", "no PONG in time"});
+      (*ws)->close(1000);
+      return t;
+    }
     (*ws)->close(1000);
-    if (!pong) return Trip{"hang", "probe: a PING on a fresh session got no PONG", "no PONG in time"};
     return std::nullopt;
   }
 };
