@@ -424,12 +424,20 @@ class Agora final : public Profile {
     auto p2 = probe_connect(target, base + "-2");
     if (!p2) return p2.error();
     (*p1)->send_text(Json{{"type", "send"}, {"to", "probe" + salt + "-2"}, {"payload", {{"text", "probe"}}}}.dump());
-    const bool delivered = wait_for(**p2, [](const net::WsEvent& e) {
-      auto j = event_object(e);
-      return j && member_string(*j, "type") == "message";
+    // A fresh agent gets nothing but the probe's frame: the first text frame on p2 decides (a
+    // relay that forwards it in another shape is alive, and judged at once, not after a timeout).
+    std::string got;
+    const bool delivered = wait_for(**p2, [&](const net::WsEvent& e) {
+      if (e.kind != ws::Event::Kind::text) return false;
+      got = e.data;
+      return true;
     }, target.probe_timeout);
     std::optional<Trip> t;
-    if (!delivered) t = probe_unanswered(**p2, target, Trip{"hang", "probe: a valid send between fresh agents was not delivered", "no message in time"});
+    if (!delivered) {
+      t = probe_unanswered(**p2, target, Trip{"hang", "probe: a valid send between fresh agents was not delivered", "no message in time"});
+    } else if (auto j = parse_loose(got); !j.is_object() || member_string(j, "type") != "message") {
+      t = Trip{"protocol", "probe: a valid send between fresh agents was delivered as something other than a message", "got: " + shorten(got)};
+    }
     (*p1)->close(1000);
     (*p2)->close(1000);
     if (t) return t;
