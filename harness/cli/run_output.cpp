@@ -171,6 +171,10 @@ void RunPrinter::summary(const engine::RunResult& result) {
          << result.options.value("jobs", 0) << ") or declare the target's limits (limits.connections, limits.requests_per_second in "
          << "target.json)\n";
   }
+  if (const std::size_t learned = result.options.value("connections_learned", std::size_t{0}); learned != 0) {
+    out_ << "\nthe target refused connections for capacity: after that the run kept to " << learned
+         << " agent connections at once (if the target has a fixed cap, declare it: \"limits\": {\"connections\": N} in target.json)\n";
+  }
   std::size_t order_dependent = 0;
   for (const auto& c : result.cases) order_dependent += c.order_dependent;
   if (order_dependent > 0) {

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "harness/engine/capacity.hpp"
+#include "harness/engine/connection_slots.hpp"
 #include "harness/engine/coverage.hpp"
 #include "harness/engine/driver.hpp"
 #include "harness/engine/preflight.hpp"
@@ -64,34 +65,6 @@ bool answers(const TargetConfig& t, net::Runtime& runtime) {
   auto r = net::http_request(runtime, call);
   return r || r.error().kind == net::ClientError::Kind::refused || r.error().kind == net::ClientError::Kind::tls;
 }
-
-// A deployment's connection cap shared by the parallel cases: a case holds one slot per agent it
-// declares (each agent keeps at most one connection open at a time) while it runs.
-class ConnectionSlots {
- public:
-  explicit ConnectionSlots(std::size_t cap) : cap_(cap) {}
-  std::size_t acquire(std::size_t agents) {
-    if (cap_ == 0) return 0;
-    const std::size_t n = std::clamp<std::size_t>(agents, 1, cap_);
-    std::unique_lock lock(mutex_);
-    freed_.wait(lock, [&] { return used_ + n <= cap_; });
-    used_ += n;
-    return n;
-  }
-  void release(std::size_t n) {
-    if (n == 0) return;
-    {
-      std::lock_guard lock(mutex_);
-      used_ -= n;
-    }
-    freed_.notify_all();
-  }
-
- private:
-  std::size_t cap_, used_ = 0;
-  std::mutex mutex_;
-  std::condition_variable freed_;
-};
 
 // A preflight check that broke a requirement, as the run's first result: a FAIL of that
 // requirement (a WARN when it is a SHOULD, or a reading under the default gate).
@@ -342,7 +315,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
         r = not_run(c, "not run: the run's deadline passed");
       } else {
         std::uint64_t started_in = 0;
-        const std::size_t held = slots.acquire(c.agents.size());
+        const ConnectionSlots::Held held = slots.acquire(c.agents.size());
         {
           std::lock_guard lock(mutex);
           started_in = generation;
@@ -350,6 +323,9 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
         }
         r = run_one(c);
         slots.release(held);
+        if (r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable && capacity_refusal(r.transcript, c.steps).found()) {
+          slots.lower(held);
+        }
         if (interrupted()) cancel = true;
         const bool failed = r.verdict != Verdict::pass && r.verdict != Verdict::not_applicable;
         if (o.watch != nullptr && !cancel) {
@@ -459,8 +435,13 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                " check): this case could not connect its agents (" + r.reason + ")";
   }
 
+  if (const std::size_t learned = slots.learned(); learned != 0) result.options["connections_learned"] = learned;
+
   // A FAIL is the target's only when it recurs: each one, and each case the target refused for
-  // capacity, runs once more alone (after the pause a capacity refusal asked for).
+  // capacity, runs once more alone (after the pause a capacity refusal asked for: its
+  // Retry-After each time, else one pause for the whole phase, since the cases of the run that
+  // filled the target have all ended by then).
+  bool paused_for_capacity = false;
   if (o.confirm_failures) {
     for (std::size_t i = 0; i < results.size(); ++i) {
       if (interrupted() || std::chrono::steady_clock::now() >= deadline) break;
@@ -472,9 +453,10 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                                         ? CapacityRefusal{}
                                         : capacity_refusal(r.transcript, c.steps);
       if (r.verdict != Verdict::fail && !first.found()) continue;
-      if (first.found()) {
+      if (first.found() && (first.retry_after.count() > 0 || !paused_for_capacity)) {
         const auto pause = first.retry_after.count() > 0 ? first.retry_after : std::chrono::milliseconds(static_cast<std::int64_t>(1000 * o.timeout_scale));
         std::this_thread::sleep_for(pause);
+        paused_for_capacity = true;
       }
       if (o.watch != nullptr) {
         if (auto e = o.watch->restart()) {
