@@ -380,6 +380,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
   // target; only the deaths of its kind are pinned on it. The others get the verdict of their
   // quiet re-run, and a death no case causes alone stays unattributed.
   std::sort(suspects.begin(), suspects.end());
+  std::vector<bool> judged_alone(plan.cases.size(), false);  // by the culprit search: not confirmed again below
   auto same_kind = [](const std::string& a, const std::string& b) { return a.substr(0, a.find(" (")) == b.substr(0, b.find(" (")); };
   for (const std::size_t i : suspects) {
     if (interrupted() || !down_protocol.empty()) break;
@@ -414,6 +415,7 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
                    ": not attributed";
       }
     }
+    judged_alone[i] = death.has_value();
     results[i] = std::move(r);
     if (on_case) on_case(results[i], plan.cases.size(), plan.cases.size());
   }
@@ -448,6 +450,9 @@ Expected<RunOutcome, std::string> execute(const Loaded& loaded, const Plan& plan
       CaseResult& r = results[i];
       if (!down_protocol.empty() && r.protocol == down_protocol) continue;
       if (r.reason.starts_with("not run")) continue;
+      // The culprit search ran it alone already, twice on a fresh target: a third run would
+      // only kill the target once more and add a death nobody is pinned to.
+      if (judged_alone[i]) continue;
       const Case& c = *plan.cases[i];
       const CapacityRefusal first = r.verdict == Verdict::pass || r.verdict == Verdict::not_applicable || r.verdict == Verdict::blocked
                                         ? CapacityRefusal{}
