@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+"""The `peers_deploy` test: verdicts against peers that behave like real deployments.
+
+Real deployments cap connections per address, open circuit breakers, key sessions by ids, die
+on a message, and carry defects a user cannot configure away. The faithful peers of
+tests/peers/ do each of these on request (modes deploy-* in modes.json); this test runs the
+checks of tests/peers/deploy_expected.json:
+
+- "same_as": the faithful mode at that --jobs, then the deploy mode at each of "jobs": every
+  case's verdict must be the faithful one. A difference is a FAIL of the harness's own making
+  (a shared identifier, more connections than the deployment allows, a breaker its own cases
+  opened), or a verdict that depends on --jobs.
+- "expect": a deliberate defect is reported as one: the exit code, the cases that FAIL, the
+  least number of FAIL / BLOCKED cases, the deaths pinned on a case (results: target_deaths).
+
+Usage: run_deploy.py --cli build-asan/bin/agentconform [--work DIR] [--check PROTOCOL/MODE ...]
+Exit: 0 as expected; 1 a mismatch; 77 skipped (Python modules missing).
+"""
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audit  # noqa: E402
+import run_peers  # noqa: E402
+
+
+def mode_named(modes, protocol, name):
+    for m in modes[protocol]:
+        if m["name"] == name:
+            return m
+    raise SystemExit(f"deploy_expected.json names mode {protocol}/{name}, which modes.json does not have")
+
+
+def run(protocol, mode, cases, jobs, cli, work, cfgs):
+    """The run's results ({case id: case}), exit code and whole results document."""
+    # --timeout-scale 2, as the `peers` test: the CI machine runs two ASan test entries on two
+    # cores, and a verdict compared across runs must not turn on a wait's length.
+    mode = dict(mode, name=f"{mode['name']}-j{jobs}", run_args=mode.get("run_args", []) + ["--timeout-scale", "2"])
+    if cases:
+        mode["cases"] = cases
+    results, code, _, tail = audit.run_mode(protocol, cfgs[protocol], mode, cli, work, jobs)
+    doc = run_peers.load(os.path.join(work, protocol, mode["name"] + ".json")) if results is not None else {}
+    return results, code, doc, tail
+
+
+def counts(results):
+    return dict(sorted(collections.Counter(c["verdict"] for c in results.values()).items()))
+
+
+def check_same(check, modes, cli, work, cfgs, baselines):
+    protocol = check["protocol"]
+    base_mode, base_jobs = check["same_as"]["mode"], check["same_as"]["jobs"]
+    cases = check.get("cases", [])
+    key = (protocol, base_mode, base_jobs, tuple(cases))
+    cached = key in baselines
+    if not cached:
+        baselines[key] = run(protocol, mode_named(modes, protocol, base_mode), cases, base_jobs, cli, work, cfgs)
+    base, base_code, _, tail = baselines[key]
+    if base is None:
+        return [(False, f"{protocol}/{base_mode} --jobs {base_jobs}: no results: {tail[-300:]}")]
+    out = [] if cached else [(True, f"{protocol}/{base_mode} --jobs {base_jobs}: exit {base_code} {counts(base)}")]
+    for jobs in check["jobs"]:
+        got, code, _, tail = run(protocol, mode_named(modes, protocol, check["mode"]), cases, jobs, cli, work, cfgs)
+        label = f"{protocol}/{check['mode']} --jobs {jobs}"
+        if got is None:
+            out.append((False, f"{label}: no results: {tail[-300:]}"))
+            continue
+        diffs = [cid for cid in sorted(set(base) | set(got)) if base.get(cid, {}).get("verdict") != got.get(cid, {}).get("verdict")]
+        out.append((not diffs and code == base_code, f"{label}: exit {code} {counts(got)}" +
+                    (f"; {len(diffs)} verdict(s) differ from {base_mode} --jobs {base_jobs}" if diffs else "; every verdict as faithful")))
+        for cid in diffs:
+            was, now = base.get(cid, {}).get("verdict"), got.get(cid, {})
+            out.append((False, f"    {cid}: {was} -> {now.get('verdict')}: {(now.get('reason') or '').replace(chr(10), ' ')[:300]}"))
+    return out
+
+
+def check_expect(check, modes, cli, work, cfgs):
+    protocol, exp = check["protocol"], check["expect"]
+    jobs = check.get("jobs", [None])[0]
+    mode = mode_named(modes, protocol, check["mode"])
+    got, code, doc, tail = run(protocol, mode, check.get("cases", []), jobs or mode.get("jobs", 2), cli, work, cfgs)
+    label = f"{protocol}/{check['mode']}"
+    if got is None:
+        return [(code == exp["exit"] and exp.get("no_results", False), f"{label}: exit {code}, no results: {tail[-300:]}")]
+    c = counts(got)
+    out = [(code == exp["exit"], f"{label}: exit {code} (expected {exp['exit']}) {c}")]
+    for cid in exp.get("fail", []):
+        v = got.get(cid, {}).get("verdict")
+        out.append((v == "FAIL", f"    {cid}: {v} (expected FAIL)"))
+    if "fail_at_least" in exp:
+        out.append((c.get("FAIL", 0) >= exp["fail_at_least"], f"    {c.get('FAIL', 0)} FAIL (at least {exp['fail_at_least']})"))
+    if "blocked_at_least" in exp:
+        out.append((c.get("BLOCKED", 0) >= exp["blocked_at_least"], f"    {c.get('BLOCKED', 0)} BLOCKED (at least {exp['blocked_at_least']})"))
+    deaths = doc.get("target_deaths", [])
+    if exp.get("no_deaths"):
+        out.append((not deaths, f"    {len(deaths)} target death(s) (expected none)"))
+    if "death_culprits" in exp:
+        culprits = sorted({d.get("culprit") for d in deaths if d.get("culprit")})
+        out.append((culprits == sorted(exp["death_culprits"]), f"    deaths pinned on {culprits} (expected {exp['death_culprits']})"))
+        unpinned = sum(1 for d in deaths if not d.get("culprit"))
+        out.append((unpinned == 0, f"    {len(deaths)} death(s), {unpinned} pinned on no case (expected every one pinned)"))
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cli", required=True, help="the agentconform binary")
+    ap.add_argument("--work", help="keep peers' logs, target files and results here (default: a temporary directory)")
+    ap.add_argument("--check", action="append", metavar="PROTOCOL/MODE", help="only these checks (repeatable)")
+    args = ap.parse_args()
+    missing = run_peers.modules_missing()
+    if missing:
+        print(f"SKIPPED: {run_peers.PYTHON} lacks a module the peers need ({missing[0]}); scripts/setup.sh installs them")
+        return run_peers.SKIP
+    cfgs = run_peers.load(os.path.join(run_peers.HERE, "peers.json"))
+    modes = run_peers.load(os.path.join(run_peers.HERE, "modes.json"))
+    checks = run_peers.load(os.path.join(run_peers.HERE, "deploy_expected.json"))["checks"]
+    if args.check:
+        checks = [c for c in checks if f"{c['protocol']}/{c['mode']}" in args.check]
+        if not checks:
+            ap.error("--check names no check of deploy_expected.json")
+    work = args.work or tempfile.mkdtemp(prefix="ac-deploy-")
+    os.makedirs(work, exist_ok=True)
+    failed = 0
+    baselines = {}
+    for check in checks:
+        lines = check_same(check, modes, args.cli, work, cfgs, baselines) if "same_as" in check else check_expect(check, modes, args.cli, work, cfgs)
+        for ok, line in lines:
+            print(("   " if ok else "!! ") + line, flush=True)
+            failed += not ok
+    keep = args.work or failed
+    print(f"peers_deploy: {failed} mismatch(es)" + (f"; logs, target files and results in {work}" if keep else ""))
+    if not keep:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
