@@ -72,9 +72,15 @@ def check_same(check, modes, cli, work, cfgs, baselines):
         if got is None:
             out.append((False, f"{label}: no results: {tail[-300:]}"))
             continue
-        diffs = [cid for cid in sorted(set(base) | set(got)) if base.get(cid, {}).get("verdict") != got.get(cid, {}).get("verdict")]
-        out.append((not diffs and code == base_code, f"{label}: exit {code} {counts(got)}" +
-                    (f"; {len(diffs)} verdict(s) differ from {base_mode} --jobs {base_jobs}" if diffs else "; every verdict as faithful")))
+        differs = check.get("differs", {})
+        for cid, want in sorted(differs.items()):
+            v = got.get(cid, {}).get("verdict")
+            out.append((v == want["verdict"], f"    {cid}: {v} (expected {want['verdict']}: {want['why']})"))
+        diffs = [cid for cid in sorted(set(base) | set(got))
+                 if cid not in differs and base.get(cid, {}).get("verdict") != got.get(cid, {}).get("verdict")]
+        out.insert(len(out) - len(differs), (not diffs and code == base_code, f"{label}: exit {code} {counts(got)}" +
+                    (f"; {len(diffs)} verdict(s) differ from {base_mode} --jobs {base_jobs}" if diffs else
+                     "; every verdict as faithful" + (" but those listed" if differs else ""))))
         for cid in diffs:
             was, now = base.get(cid, {}).get("verdict"), got.get(cid, {})
             out.append((False, f"    {cid}: {was} -> {now.get('verdict')}: {(now.get('reason') or '').replace(chr(10), ' ')[:300]}"))
