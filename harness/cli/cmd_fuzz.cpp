@@ -19,6 +19,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "harness/cli/commands.hpp"
 #include "harness/cli/validators.hpp"
@@ -136,6 +137,17 @@ std::optional<SetupProblem> setup_problem(fuzz::FuzzTarget& target, fuzz::Protoc
   return std::nullopt;
 }
 
+// A target that dies a moment after a session's last message is still that session's death
+// (run's death watch gives it the same grace): the process, then the liveness probe, once more.
+std::optional<fuzz::Trip> after_grace(fuzz::Guard& guard, process::Monitor* monitor) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(150));
+  if (monitor != nullptr && !monitor->alive()) {
+    return guard.classify(fuzz::Trip{"crash", "the target went down", "it ended just after the session's last step", "exited"});
+  }
+  if (auto trip = guard.check()) return guard.classify(std::move(*trip));
+  return std::nullopt;
+}
+
 int replay(const FuzzCli& o) {
   auto r = fuzz::load_reproducer(o.replay);
   if (!r) {
@@ -161,6 +173,11 @@ int replay(const FuzzCli& o) {
   }
   fuzz::ExecOptions exec;
   exec.record_transcript = true;
+  // After every run, the liveness probe and the health endpoint: a target that dies or hangs
+  // just after the last step has tripped (a campaign probes every few sessions; a replay that
+  // did so passed on the very target that crashed).
+  exec.probe_every = 1;
+  exec.health_every = 1;
   fuzz::Executor executor(target->view, r->protocol, exec);
   fuzz::GuardOptions go;
   go.restart_timeout = std::chrono::milliseconds(static_cast<long long>(std::max(1.0, o.restart_timeout_s) * 1000));
@@ -187,6 +204,7 @@ int replay(const FuzzCli& o) {
         return 3;
       }
       auto trip = judge.run(r->steps);
+      if (!trip && (r->oracle == "crash" || r->oracle == "hang" || r->oracle == "liveness")) trip = after_grace(guard, target->monitor);
       if (trip && trip->oracle == r->oracle && trip->signature == r->signature) same = trip;
       else if (trip && !other) other = trip;
     }
