@@ -21,7 +21,6 @@ import argparse
 import collections
 import json
 import os
-import shutil
 import sys
 import tempfile
 
@@ -134,18 +133,14 @@ def main():
             ap.error("--check names no check of deploy_expected.json")
     work = args.work or tempfile.mkdtemp(prefix="ac-deploy-")
     os.makedirs(work, exist_ok=True)
-    failed = 0
     baselines = {}
-    for check in checks:
-        lines = check_same(check, modes, args.cli, work, cfgs, baselines) if "same_as" in check else check_expect(check, modes, args.cli, work, cfgs)
-        for ok, line in lines:
-            print(("   " if ok else "!! ") + line, flush=True)
-            failed += not ok
-    keep = args.work or failed
-    print(f"peers_deploy: {failed} mismatch(es)" + (f"; logs, target files and results in {work}" if keep else ""))
-    if not keep:
-        shutil.rmtree(work, ignore_errors=True)
-    return 1 if failed else 0
+
+    def lines():
+        for check in checks:
+            yield from (check_same(check, modes, args.cli, work, cfgs, baselines) if "same_as" in check
+                        else check_expect(check, modes, args.cli, work, cfgs))
+
+    return run_peers.report("peers_deploy", lines(), work, args.work)
 
 
 if __name__ == "__main__":

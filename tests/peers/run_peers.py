@@ -179,13 +179,18 @@ def main():
     # silences its cases expect), so two of them share the machine's two cores well.
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.parallel) as pool:
         outcomes = list(pool.map(one, protocols))
+    return report("peers", [line for lines in outcomes for line in lines], work, args.work)
+
+
+def report(test, lines, work, keep_work):
+    """Prints (ok, line) pairs, "!! " before a mismatch; removes the work directory unless asked
+    to keep it or something mismatched. The exit code: 1 on a mismatch, else 0."""
     failed = 0
-    for lines in outcomes:
-        for ok, line in lines:
-            print(("   " if ok else "!! ") + line, flush=True)
-            failed += not ok
-    keep = args.work or failed
-    print(f"peers: {failed} mismatch(es)" + (f"; logs, target files and results in {work}" if keep else ""))
+    for ok, line in lines:
+        print(("   " if ok else "!! ") + line, flush=True)
+        failed += not ok
+    keep = keep_work or failed
+    print(f"{test}: {failed} mismatch(es)" + (f"; logs, target files and results in {work}" if keep else ""))
     if not keep:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
