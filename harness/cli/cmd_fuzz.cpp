@@ -2,7 +2,7 @@
 //                   [--duration S | --iterations N] [--seed N] [--jobs N] [--out DIR] [--families LIST]
 //                   [--max-findings N] [--no-minimize] [--lobby-fault NAME]... [--probe-timeout MS]
 //                   [--restart-timeout S] [--memory-limit MIB] [--report LIST]
-// agentconform fuzz --replay FILE [--target URL [--config target.json] [--target-command CMD]] [--lobby-fault NAME]...
+// agentconform fuzz --replay FILE [--times N] [--target URL [--config target.json] [--target-command CMD]] [--lobby-fault NAME]...
 // agentconform fuzz --serve --protocol P --listen ADDR [--command CMD] [--duration S] [--seed N]
 // The live protocol fuzzer (harness/fuzz/, docs/fuzzing.md). Without --target the reference
 // lobby runs as a child process (a crash or hang of it is a finding, and it is restarted); with
@@ -51,6 +51,7 @@ struct FuzzCli {
   std::string out_dir = "agentconform-fuzz";
   std::vector<std::string> lobby_faults;
   std::string replay;
+  int times = 3;
   bool no_minimize = false;
   std::size_t max_findings = 0;
   std::string families = "all";
@@ -185,9 +186,11 @@ int replay(const FuzzCli& o) {
   fuzz::Judge judge(executor, &guard);
   std::cout << "replay of " << o.replay << " (" << r->steps.size() << " steps, " << fuzz::protocol_name(r->protocol) << ", target "
             << printable(target->description.dump()) << ")\n";
-  // As the fuzzer counted it: from a fresh target, up to three runs (a bug that depends on how
-  // the target interleaves connections does not trip every time); the same trip on any run wins.
+  // Every run from a fresh target (restarted, with a monitor), all N of them: a bug that depends
+  // on how the target interleaves connections does not trip every time, and "trips k of N" is
+  // what a maintainer needs to know whether a fix holds.
   std::optional<fuzz::Trip> same, other;
+  int tripped_same = 0, tripped_other = 0, runs = 0;
   if (r->oracle == "memory") {
     executor.options().probe = false;
     if (!guard.measures_memory()) {
@@ -196,17 +199,28 @@ int replay(const FuzzCli& o) {
       return 3;
     }
     if (fuzz::leaks(executor, guard, r->steps, 4, 256.0 * 1024)) same = fuzz::Trip{r->oracle, r->signature, "the memory grew with every run", ""};
+    runs = 1;
+    tripped_same = same ? 1 : 0;
   } else {
-    for (int attempt = 0; attempt < 3 && !same; ++attempt) {
+    for (; runs < o.times; ++runs) {
       if (!guard.fresh()) {
-        std::cerr << "fuzz: the target did not answer the liveness probe before the replay\n";
+        std::cerr << "fuzz: the target did not answer the liveness probe before run " << runs + 1 << " of " << o.times << "\n";
         target->stop();
         return 3;
       }
       auto trip = judge.run(r->steps);
       if (!trip && (r->oracle == "crash" || r->oracle == "hang" || r->oracle == "liveness")) trip = after_grace(guard, target->monitor);
-      if (trip && trip->oracle == r->oracle && trip->signature == r->signature) same = trip;
-      else if (trip && !other) other = trip;
+      if (trip && trip->oracle == r->oracle && trip->signature == r->signature) {
+        ++tripped_same;
+        if (!same) same = trip;
+      } else if (trip) {
+        ++tripped_other;
+        if (!other) other = trip;
+      }
+      if (o.times > 1) {
+        std::cout << "  run " << runs + 1 << " of " << o.times << ": "
+                  << (!trip ? std::string("no trip") : "[" + trip->oracle + "] " + printable(trip->signature)) << "\n";
+      }
     }
   }
   for (const auto& e : executor.transcript()) {
@@ -216,17 +230,19 @@ int replay(const FuzzCli& o) {
               << printable(fuzz::shorten(redact(e.value("data", "")), 300)) << "\n";
   }
   target->stop();
+  const std::string of = std::to_string(runs);
   if (same) {
-    std::cout << "still trips the same way: [" << same->oracle << "] " << printable(same->signature) << "\n  " << printable(same->detail)
-              << "\n";
+    std::cout << "trips " << tripped_same << " of " << of << " the same way: [" << same->oracle << "] " << printable(same->signature) << "\n  "
+              << printable(same->detail) << "\n";
+    if (tripped_other > 0) std::cout << "  (and " << tripped_other << " of " << of << " otherwise: [" << other->oracle << "] " << printable(other->signature) << ")\n";
     return 1;
   }
   if (other) {
-    std::cout << "trips differently: [" << other->oracle << "] " << printable(other->signature) << "\n  " << printable(other->detail)
-              << "\n  (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
+    std::cout << "trips " << tripped_other << " of " << of << ", differently: [" << other->oracle << "] " << printable(other->signature) << "\n  "
+              << printable(other->detail) << "\n  (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
     return kReplayTripsDifferently;
   }
-  std::cout << "does not trip any more (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
+  std::cout << "trips 0 of " << of << ": does not trip any more (recorded: [" << r->oracle << "] " << printable(r->signature) << ")\n";
   return 0;
 }
 
@@ -419,6 +435,7 @@ void add_fuzz(CLI::App& app, Context& ctx) {
   cmd->add_option("--out", o->out_dir, "directory for reproducers and reports")->capture_default_str()->check(NonEmpty());
   cmd->add_option("--lobby-fault", o->lobby_faults, "start the embedded lobby with this fault (repeatable)");
   cmd->add_option("--replay", o->replay, "replay one reproducer; exit 1 if it trips the same way, 4 if differently, 0 if not")->check(NonEmpty());
+  auto* times = cmd->add_option("--times", o->times, "--replay: runs, each from a fresh target; prints \"trips k of N\"")->capture_default_str()->check(CLI::Range(1, 1000));
   cmd->add_option("--target-command", o->target_command,
                   "start the target with this shell command (it must serve --target), restart it after a crash or hang, "
                   "and record its exit and output as evidence")->check(NonEmpty());
@@ -434,8 +451,13 @@ void add_fuzz(CLI::App& app, Context& ctx) {
   cmd->add_flag("--serve", o->serve, "play a hostile hub toward a client under test instead");
   cmd->add_option("--listen", o->listen, "--serve: HOST:PORT to listen on")->capture_default_str()->check(ListenAddress());
   cmd->add_option("--command", o->command, "--serve: start the client under test (AGENTCONFORM_URL and AGENTCONFORM_HTTP in its environment; agentprotocol: AGENTCONFORM_PEER_ID, the hub's agentId)");
-  cmd->callback([o, seed, &ctx] {
+  cmd->callback([o, seed, times, &ctx] {
     o->seed_given = seed->count() > 0;
+    if (times->count() > 0 && o->replay.empty()) {
+      std::cerr << "fuzz: --times counts the runs of a --replay; give --replay FILE too\n";
+      ctx.exit_code = 2;
+      return;
+    }
     ctx.exit_code = run_fuzz_command(*o);
   });
 }
