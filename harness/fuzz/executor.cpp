@@ -229,12 +229,17 @@ void Executor::do_send(Exec& exec, ConnRecord& c, const Step& step) {
       note(c.label, "out", "text", step.repeat > 1 ? payload + "  (x" + std::to_string(step.repeat) + ")" : payload);
       break;
     }
-    case Step::Kind::binary:
-      c.ws->send_binary(substitute(exec, step.data));
+    case Step::Kind::binary: {
+      // Kept with the text it sent: a relay may forward a binary frame that names an agent, and
+      // that agent was addressed.
+      const std::string payload = substitute(exec, step.data);
+      c.sent.push_back(payload);
+      c.ws->send_binary(payload);
       ++frames_sent_;
       c.clean = false;
       note(c.label, "out", "binary", step.data);
       break;
+    }
     case Step::Kind::frames: {
       std::string joined;
       for (const auto& f : step.frames) {

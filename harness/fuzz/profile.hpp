@@ -67,7 +67,7 @@ struct ConnRecord {
   std::vector<Received> events;      // text, binary and close events received (bounded, below)
   std::size_t events_bytes = 0;      // their data
   std::uint64_t events_dropped = 0;  // past kMaxConnEvents / kMaxConnEventBytes: counted, not kept
-  std::vector<std::string> sent;     // text payloads sent, after substitution and signing
+  std::vector<std::string> sent;     // payloads sent (text and binary frames, raw frames joined), after substitution and signing
   Json expect = Json::object();      // the profile's bookkeeping for this connection
 
   // Accepted, and neither ended by the target nor closed or dropped by the session.

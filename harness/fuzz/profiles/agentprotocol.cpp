@@ -238,6 +238,11 @@ class AgentProtocol final : public Profile {
     // Read once, strictly, for all of this (verify_text and decode read the same way).
     auto object = plain_object(payload);
     if (!object) return;
+    // For isolation: every correlationId this agent asked the peer under, valid request or not
+    // (a lenient peer answers a request we hold broken; the answer still reached its asker).
+    if (member_string(*object, "type") == "request") {
+      if (const std::string id = string_at(*object, {"payload", "correlationId"}); !id.empty()) c.expect["asked"][id] = true;
+    }
     if (signed_here_intact(exec, payload, *object)) {
       // Verifies: fall through to what a verified message owes.
     } else if (auto verified = ap::verify(*object); !verified) {
@@ -259,13 +264,7 @@ class AgentProtocol final : public Profile {
     const Json to = m.value("to", Json::object());
     if (at_path(to, {"broadcast"}) == true) return;
     const std::string target = string_at(to, {"agentId"});
-    if (target == exec.id_of("peer")) {
-      // For isolation: the correlationIds this agent asked the peer under.
-      if (member_string(m, "type") == "request") {
-        if (const std::string id = string_at(m, {"payload", "correlationId"}); !id.empty()) c.expect["asked"][id] = true;
-      }
-      return;
-    }
+    if (target == exec.id_of("peer")) return;
     // Whether the target is bound when the relay handles this frame depends on how the relay
     // interleaves this connection's frames with the target's: an agent of the session may or
     // may not get it (no expectation either way), anyone else must not exist.
@@ -307,7 +306,9 @@ class AgentProtocol final : public Profile {
         if (string_at(*j, {"from", "agentId"}) == exec.id_of("peer")) {
           const std::string type = member_string(*j, "type");
           const std::string id = string_at(*j, {"payload", "correlationId"});
-          if (c.clean && type == "response" && !id.empty() && !c.expect.value("asked", Json::object()).contains(id)) {
+          // Over HTTP the answer is the body of this connection's own POST: it answers its sender
+          // whatever the request looked like after the mutations, so it never strays.
+          if (c.clean && !c.http && type == "response" && !id.empty() && !c.expect.value("asked", Json::object()).contains(id)) {
             return Trip{"isolation", "a response reached an agent that did not send its request",
                         "connection " + c.label + " never asked under correlationId " + shorten(id) + ", got: " + shorten(e.data)};
           }

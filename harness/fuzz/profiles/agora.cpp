@@ -233,8 +233,10 @@ class Agora final : public Profile {
     }
     if (state.empty() || state == "ended") {
       owe(state.empty() ? "unknown stream" : "frame after the stream's end");
-      // A relay that keeps no stream state forwards it: the stream's chunks are no longer judged.
-      if (!error_frames && !state.empty()) unjudged(key);
+      // A relay that keeps no stream state forwards it, before the stream's start as after its
+      // end: the stream's chunks are no longer judged (the chunk a stateless relay forwarded
+      // ahead of its start was once reported as "stream chunks lost or reordered").
+      if (!error_frames) unjudged(key);
       return;
     }
     if (string_at(c.expect, {"stream_to", key.c_str()}) != to) {

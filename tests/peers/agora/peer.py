@@ -32,6 +32,7 @@ QUIRKS = {
     "duplicate-reject": "Prerequisite (silent on duplicates): a second connection under an agent id that is bound is refused (error frame, close 1008) instead of rebinding to the 'current' connection",
     "keep-to": "Summary ('forwards as-is'): the forwarded frame keeps the sender's `to` member next to the added `from`",
     "error-shape-nested": "(spec silent) error frames are {type: 'error', error: {code, message}} instead of {type: 'error', code, message}",
+    "binary-as-text": "(spec silent on frame opcodes) a binary frame is read as the same JSON a text frame would carry, and forwarded (as text) like one",
     "track-streams": "(against Summary 'stateless') send_chunk/send_end of a stream that was never started are refused with an error frame",
     "defect-forward-unchanged": "DELIBERATE DEFECT (§2 'Agora Forwards to Receiver': the receiver gets type message / message_chunk / message_end with `from`, not `to`; §3 replies 'symmetric fields'): every frame is delivered to the addressed agent exactly as the sender wrote it (type stays send / send_chunk / ..., `to` kept, no `from` added)",
 }
@@ -91,6 +92,8 @@ class Relay:
             async for msg in ws:
                 if msg.type == WSMsgType.ERROR:
                     break
+                if msg.type == WSMsgType.BINARY and "binary-as-text" in self.q:
+                    msg = msg._replace(type=WSMsgType.TEXT, data=msg.data.decode("utf-8", "replace"))
                 if msg.type != WSMsgType.TEXT:
                     await self.invalid(ws, "frames are JSON text frames", 1003)
                     continue
