@@ -71,8 +71,15 @@ def _no_constants(name):
 
 
 def parse_json(text):
-    """Strict JSON: NaN/Infinity are refused (RFC 8259 has no such numbers)."""
+    """Strict JSON: NaN/Infinity are refused (RFC 8259 has no such numbers). `text` may be the
+    bytes of an HTTP body (request.read()): bytes that are not UTF-8 are refused like any text
+    that is not JSON (RFC 8259 §8.1), never left to raise in the handler (an HTTP 500)."""
     try:
+        if isinstance(text, (bytes, bytearray)):
+            try:
+                text = bytes(text).decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ParseError(f"not UTF-8 (RFC 8259 §8.1): {e.reason} at byte {e.start}") from None
         return json.loads(text, parse_constant=_no_constants)
     except ParseError:
         raise

@@ -139,7 +139,7 @@ class Service:
 
     async def token(self, request):
         try:
-            body = peerlib.parse_json(await request.text())
+            body = peerlib.parse_json(await request.read())
         except peerlib.ParseError as e:
             return self.auth_refusal(400, "body is not JSON: " + str(e))
         if not isinstance(body, dict):

@@ -217,7 +217,7 @@ class Peer:
     # --- Transports -------------------------------------------------------------------------------
 
     async def http(self, request):
-        reply, code = await self.answer(await request.text())
+        reply, code = await self.answer(await request.read())
         if reply is None:
             if code is not None:  # invalid-silent
                 return web.Response(status=400)

@@ -91,7 +91,7 @@ class Lobby:
 
     async def register(self, request):
         try:
-            body = peerlib.parse_json(await request.text())
+            body = peerlib.parse_json(await request.read())
         except peerlib.ParseError as e:
             return self.refuse(400, "MESSAGE_MALFORMED", "registration body is not JSON: " + str(e))
         if not isinstance(body, dict):
@@ -136,7 +136,7 @@ class Lobby:
         if request.headers.get("Authorization") != "Bearer " + self.args.admin_token:
             return peerlib.json_response(401, {"error": {"code": "ACCESS_DENIED", "message": "admin token required"}})
         try:
-            body = peerlib.parse_json(await request.text())
+            body = peerlib.parse_json(await request.read())
         except peerlib.ParseError as e:
             return peerlib.json_response(400, {"error": {"code": "MESSAGE_MALFORMED", "message": str(e)}})
         if not isinstance(body, dict) or not isinstance(body.get("event_type"), str):

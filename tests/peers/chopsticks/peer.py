@@ -226,7 +226,7 @@ class Controller:
 
     async def request(self, request):
         try:
-            body = peerlib.parse_json(await request.text())
+            body = peerlib.parse_json(await request.read())
         except peerlib.ParseError as e:
             return peerlib.json_response(400, {"error": "body is not JSON: " + str(e)})
         if not isinstance(body, dict) or not isinstance(body.get("agentId"), str) or not isinstance(body.get("op"), str):
