@@ -13,7 +13,11 @@ checks of tests/peers/deploy_expected.json:
 - "expect": a deliberate defect is reported as one: the exit code, the cases that FAIL, the
   least number of FAIL / BLOCKED cases, the deaths pinned on a case (results: target_deaths).
 
-Usage: run_deploy.py --cli build-asan/bin/agentconform [--work DIR] [--check PROTOCOL/MODE ...]
+- the faithful mode against itself at --jobs 1 and 32 (group "jobs", the `peers_jobs` entry):
+  no verdict depends on --jobs for the protocols no deploy mode covers.
+
+Usage: run_deploy.py --cli build-asan/bin/agentconform [--work DIR] [--group deploy|jobs|all]
+                     [--check PROTOCOL/MODE ...]
 Exit: 0 as expected; 1 a mismatch; 77 skipped (Python modules missing).
 """
 
@@ -72,14 +76,14 @@ def check_same(check, modes, cli, work, cfgs, baselines):
             out.append((False, f"{label}: no results: {tail[-300:]}"))
             continue
         differs = check.get("differs", {})
+        diffs = [cid for cid in sorted(set(base) | set(got))
+                 if cid not in differs and base.get(cid, {}).get("verdict") != got.get(cid, {}).get("verdict")]
+        out.append((not diffs and code == base_code, f"{label}: exit {code} {counts(got)}" +
+                    (f"; {len(diffs)} verdict(s) differ from {base_mode} --jobs {base_jobs}" if diffs else
+                     "; every verdict as faithful" + (" but those listed" if differs else ""))))
         for cid, want in sorted(differs.items()):
             v = got.get(cid, {}).get("verdict")
             out.append((v == want["verdict"], f"    {cid}: {v} (expected {want['verdict']}: {want['why']})"))
-        diffs = [cid for cid in sorted(set(base) | set(got))
-                 if cid not in differs and base.get(cid, {}).get("verdict") != got.get(cid, {}).get("verdict")]
-        out.insert(len(out) - len(differs), (not diffs and code == base_code, f"{label}: exit {code} {counts(got)}" +
-                    (f"; {len(diffs)} verdict(s) differ from {base_mode} --jobs {base_jobs}" if diffs else
-                     "; every verdict as faithful" + (" but those listed" if differs else ""))))
         for cid in diffs:
             was, now = base.get(cid, {}).get("verdict"), got.get(cid, {})
             out.append((False, f"    {cid}: {was} -> {now.get('verdict')}: {(now.get('reason') or '').replace(chr(10), ' ')[:300]}"))
@@ -119,6 +123,7 @@ def main():
     ap.add_argument("--cli", required=True, help="the agentconform binary")
     ap.add_argument("--work", help="keep peers' logs, target files and results here (default: a temporary directory)")
     ap.add_argument("--check", action="append", metavar="PROTOCOL/MODE", help="only these checks (repeatable)")
+    ap.add_argument("--group", default="deploy", help="the checks of this group (\"group\" of a check; default: deploy; 'all': every one)")
     args = ap.parse_args()
     missing = run_peers.modules_missing()
     if missing:
@@ -127,6 +132,8 @@ def main():
     cfgs = run_peers.load(os.path.join(run_peers.HERE, "peers.json"))
     modes = run_peers.load(os.path.join(run_peers.HERE, "modes.json"))
     checks = run_peers.load(os.path.join(run_peers.HERE, "deploy_expected.json"))["checks"]
+    if args.group != "all":
+        checks = [c for c in checks if c.get("group", "deploy") == args.group]
     if args.check:
         checks = [c for c in checks if f"{c['protocol']}/{c['mode']}" in args.check]
         if not checks:
@@ -140,7 +147,7 @@ def main():
             yield from (check_same(check, modes, args.cli, work, cfgs, baselines) if "same_as" in check
                         else check_expect(check, modes, args.cli, work, cfgs))
 
-    return run_peers.report("peers_deploy", lines(), work, args.work)
+    return run_peers.report("peers_" + args.group, lines(), work, args.work)
 
 
 if __name__ == "__main__":
