@@ -27,6 +27,9 @@ import time
 
 from aiohttp import web
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz"))
+import planted  # noqa: E402  (tests/peers/fuzz/planted.py: the bugs --bugs plants)
+
 UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\Z", re.ASCII)
 UUID4_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}\Z", re.ASCII)
 # ISO 8601 date-time in UTC: Z or a zero offset, optional fraction.
@@ -34,14 +37,19 @@ ISO_UTC_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|\+0
 ISO_ANY_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:?\d{2})\Z", re.ASCII)
 
 
-def base_parser(description):
-    """The flags every peer has: where it listens and the misconfigurations a user might have."""
+def base_parser(description, peer_bugs=None):
+    """The flags every peer has: where it listens and the misconfigurations a user might have.
+    `peer_bugs`: the planted bugs of this peer besides planted.GENERIC (name -> what it does)."""
+    bugs = dict(planted.GENERIC, **(peer_bugs or {}))
+    description += "\n\nPlanted bugs (--bugs, for the fuzzer's tests; none by default):\n" + "\n".join(f"  {k}: {v}" for k, v in bugs.items())
     p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("port", type=int, nargs="?", default=0, help="TCP port on 127.0.0.1 (0: pick one; the chosen port is printed as 'LISTENING <port>')")
     p.add_argument("--prefix", default="", help="misconfiguration: serve every route under this prefix (e.g. /v2), so the harness's default paths 404")
     p.add_argument("--tls-cert", help="serve TLS with this certificate (PEM); plain HTTP otherwise")
     p.add_argument("--tls-key", help="the private key of --tls-cert (PEM)")
     p.add_argument("--quiet", action="store_true", help="do not log each refusal to stderr")
+    p.add_argument("--bugs", type=lambda text: bug_list(text, bugs), default=[], metavar="LIST",
+                   help="plant these bugs (comma-separated, or 'none'; listed below): the fuzzer's targets")
     d = p.add_argument_group("deployment behaviours (no spec describes them; real deployments have them)")
     d.add_argument("--max-connections-per-address", type=int, default=0, metavar="N",
                    help="per-address connection cap (ALP §11 'connection limits'; the other specs are silent): a WebSocket "
@@ -62,6 +70,18 @@ def base_parser(description):
     return p
 
 
+def bug_list(text, known):
+    names = [b for b in text.split(",") if b and b != "none"]
+    unknown = [b for b in names if b not in known]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown bug {unknown[0]!r} (known: {', '.join(known)})")
+    return names
+
+
+# The planted bugs of this process (run_app sets them from --bugs; none until then).
+PLANTED = planted.NONE
+
+
 class ParseError(Exception):
     pass
 
@@ -80,11 +100,15 @@ def parse_json(text):
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as e:
                 raise ParseError(f"not UTF-8 (RFC 8259 §8.1): {e.reason} at byte {e.start}") from None
-        return json.loads(text, parse_constant=_no_constants)
+        value = json.loads(text, parse_constant=_no_constants)
     except ParseError:
+        PLANTED.unparsable(False)
         raise
     except (ValueError, RecursionError) as e:
+        PLANTED.unparsable(isinstance(e, RecursionError))
         raise ParseError(str(e)) from None
+    PLANTED.parsed(value)
+    return value
 
 
 def dumps(value):
@@ -231,6 +255,8 @@ def deployment(args):
 
 def run_app(app, args):
     """Serves `app` on 127.0.0.1:args.port until SIGTERM/SIGINT; prints 'LISTENING <port>' once bound."""
+    global PLANTED
+    PLANTED = planted.Planted(getattr(args, "bugs", []))
     deployment(args).install(app)
     ctx = None
     if args.tls_cert:

@@ -56,6 +56,13 @@ QUIRKS = {
     "defect-register-without-token": "DELIBERATE DEFECT (§6 step 1, §10.1 step 1: registration 'returns an auth_token and the lobby_id'): POST /api/v1/register answers 200 with the usual body but no auth_token, so no WebSocket can be joined (a connect without a valid token is refused 401, §6 step 3)",
 }
 
+# Planted bugs of this peer (--bugs; tests/peers/fuzz/planted.py has those every peer shares).
+PLANTED_BUGS = {
+    "reflect-unreachable": "a routed message whose receiver is not connected draws the PROTOCOL_ERROR §8 wants, and is "
+                           "also delivered back to its sender (a fallback route): an agent receives a message addressed "
+                           "to another (isolation)",
+}
+
 
 class Session:
     def __init__(self, ws, agent_id):
@@ -398,6 +405,8 @@ class Lobby:
             known = m["receiver_id"] in self.agents and "offline-is-not-found" not in self.q
             code = "RECEIVER_UNAVAILABLE" if known else "RECEIVER_NOT_FOUND"
             await self.protocol_error(s, code, f"agent {m['receiver_id']} is not connected", m["message_id"], m.get("conversation_id"))
+            if "reflect-unreachable" in peerlib.PLANTED:
+                await self.send(s, m)
             return False
         await self.send(target, m)
         return True
@@ -558,7 +567,7 @@ class Lobby:
 
 def main():
     p = peerlib.base_parser(__doc__ + "\nQuirks (alternative readings the spec allows):\n" +
-                            "\n".join(f"  {k}: {v}" for k, v in QUIRKS.items()))
+                            "\n".join(f"  {k}: {v}" for k, v in QUIRKS.items()), PLANTED_BUGS)
     p.add_argument("--api-key", default="peer-api-key", help="the API key agents must present (misconfiguration: differ from target.json)")
     p.add_argument("--lobby-id", default="peer_lobby_main")
     p.add_argument("--token-ttl", type=float, default=3600, help="auth_token lifetime in seconds (§11: time-limited)")

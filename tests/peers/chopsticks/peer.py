@@ -36,6 +36,12 @@ QUIRKS = {
     "defect-answer-invalid": "DELIBERATE DEFECT (Error Handling: invalid messages are 'ignored'): invalid messages are answered with an error message",
     "defect-accept-any-version": "DELIBERATE DEFECT (Version Negotiation 2-3): every protocolVersion is accepted",
 }
+# Planted bugs of this peer (--bugs; tests/peers/fuzz/planted.py has those every peer shares).
+PLANTED_BUGS = {
+    "heartbeat-skips-version": "a hello from an agent already live on this connection is taken as a heartbeat before its "
+                               "protocolVersion is checked: an unsupported version is neither refused nor closed 1008 "
+                               "(Version Negotiation 2-3) once the first hello was accepted",
+}
 HELLO_TYPES = {"botUserId": (str, type(None)), "tag": (str, type(None)), "ready": (bool,), "poolId": (str,)}
 
 
@@ -107,6 +113,9 @@ class Controller:
         return ws
 
     async def on_hello(self, ws, conn, m):
+        if "heartbeat-skips-version" in peerlib.PLANTED and conn["agent"] is not None and m.get("agentId") == conn["agent"]:
+            self.live[conn["agent"]]["lastSeen"] = peerlib.now_iso()
+            return
         if "protocolVersion" not in m:
             await self.reject(ws, f"Missing protocolVersion. Controller expects {PROTOCOL_VERSION}.")
             return
@@ -252,7 +261,7 @@ class Controller:
 
 def main():
     p = peerlib.base_parser(__doc__ + "\nQuirks (alternative readings; DELIBERATE DEFECTS are marked):\n" +
-                            "\n".join(f"  {k}: {v}" for k, v in QUIRKS.items()))
+                            "\n".join(f"  {k}: {v}" for k, v in QUIRKS.items()), PLANTED_BUGS)
     p.add_argument("--path", default="/chopsticks/ws", help="the controller's WebSocket path (the spec names none)")
     p.add_argument("--no-admin-api", action="store_true", help="serve only the WebSocket (a controller with no operator API)")
     p.add_argument("--request-timeout-ms", type=int, default=30000, help="RPC Flow: resp timeout (30 s default)")
