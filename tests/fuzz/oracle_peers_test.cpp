@@ -4,9 +4,7 @@
 // the session did reach the behaviour (the transcript shows the frame that drew the finding), so
 // a test cannot pass because nothing happened.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -18,44 +16,17 @@ namespace ac::fuzz {
 namespace {
 
 using Json = nlohmann::json;
-const std::filesystem::path kPeers = std::filesystem::path(AC_SOURCE_DIR) / "tests/peers";
 
 bool have_aiohttp() { return std::system("/usr/bin/python3 -c 'import aiohttp' > /dev/null 2>&1") == 0; }
-
-Json reproducer(const std::string& protocol, const std::string& oracle, const std::string& signature, const Json& steps) {
-  return Json{{"format", "agentconform-fuzz-reproducer/1"},
-              {"protocol", protocol},
-              {"oracle", oracle},
-              {"signature", signature},
-              {"detail", "the false finding this test keeps away"},
-              {"placeholders", "${a} ${b} ${c} stand for agent ids made unique per execution"},
-              {"seed", 1},
-              {"iteration", 1},
-              {"mutations", Json::array({"written by the test"})},
-              {"steps", steps},
-              {"original_steps", steps},
-              {"target", {{"kind", "url"}, {"url", "ws://127.0.0.1:1/"}}}};
-}
 
 Json step(const std::string& action, const std::string& conn, const std::string& data) {
   return Json{{"action", action}, {"conn", conn}, {"data", data}};
 }
 
-// Replays `file` twice against the Agora peer (tests/peers/agora/peer.py) started with `peer_args`
-// under --target-command; the exit code, and the log in `log`.
+// Replays `file` twice against the Agora peer (tests/peers/agora/peer.py) started with `peer_args`.
 int replay_on_agora(const std::filesystem::path& dir, const std::filesystem::path& file, const std::string& peer_args, std::string& log) {
-  const std::uint16_t port = test::free_port();
-  const std::string peer =
-      "exec /usr/bin/python3 -B " + (kPeers / "agora/peer.py").string() + " " + std::to_string(port) + " --quiet " + peer_args;
   std::ofstream(dir / "agora.target.json") << R"({"settings": {"binding": "query"}, "features": ["agora.streaming"]})";
-  const auto out = dir / ("replay-" + std::to_string(port) + ".log");
-  const std::string cmd = std::string(AC_CLI) + " fuzz --replay " + file.string() + " --times 2 --target ws://127.0.0.1:" + std::to_string(port) +
-                          "/agora/ws --config " + (dir / "agora.target.json").string() + " --target-command '" + peer + "' --out " +
-                          (dir / "out").string() + " > " + out.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(out);
-  log.assign(std::istreambuf_iterator<char>(in), {});
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test::replay_against_peer(dir, file, "agora", "/agora/ws", peer_args, 2, "--config " + (dir / "agora.target.json").string(), log);
 }
 
 // A binary frame that names its recipient addresses it: a relay that reads binary frames as JSON
@@ -65,7 +36,7 @@ TEST(FuzzOracles, ABinaryFrameAddressesItsRecipient) {
   const auto dir = test::scratch("oracle-binary");
   const Json steps = Json::array({step("connect", "a", "${path.ws}?${query}=${a}"), step("connect", "b", "${path.ws}?${query}=${b}"),
                                   step("binary", "a", R"({"type":"send","to":"${b}","payload":{"text":"in a binary frame"}})")});
-  std::ofstream(dir / "binary.json") << reproducer("agora", "isolation", "message delivered to an agent no frame addressed", steps).dump(1);
+  std::ofstream(dir / "binary.json") << test::handwritten_reproducer("agora", "isolation", "message delivered to an agent no frame addressed", steps).dump(1);
   std::string log;
   EXPECT_EQ(replay_on_agora(dir, dir / "binary.json", "--quirk binary-as-text", log), 0) << log;
   EXPECT_NE(log.find("trips 0 of 2"), std::string::npos) << log;
@@ -85,7 +56,7 @@ TEST(FuzzOracles, AStatelessRelayForwardsAChunkBeforeItsStart) {
        step("text", "a", R"({"type":"send","to":"${b}","stream":true,"stream_id":"s1","payload":{"text":"start"}})"),
        step("text", "a", R"({"type":"send_chunk","to":"${b}","stream_id":"s1","chunk":"one"})"),
        step("text", "a", R"({"type":"send_end","to":"${b}","stream_id":"s1"})")});
-  std::ofstream(dir / "early.json") << reproducer("agora", "isolation", "stream chunks lost or reordered", steps).dump(1);
+  std::ofstream(dir / "early.json") << test::handwritten_reproducer("agora", "isolation", "stream chunks lost or reordered", steps).dump(1);
   std::string log;
   EXPECT_EQ(replay_on_agora(dir, dir / "early.json", "", log), 0) << log;
   EXPECT_NE(log.find("trips 0 of 2"), std::string::npos) << log;

@@ -4,7 +4,6 @@
 // --target-command, must trip (exit 1), and must not against the same controller without that
 // flag (exit 0). A replay that probed only every few runs passed on the very target it crashed.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <fstream>
@@ -17,19 +16,9 @@ namespace ac::fuzz {
 namespace {
 
 using Json = nlohmann::json;
-const std::filesystem::path kPeer = std::filesystem::path(AC_SOURCE_DIR) / "tests/peers/chopsticks/peer.py";
 
 int replay_on(const std::filesystem::path& dir, const std::string& peer_args, std::string& log) {
-  const std::uint16_t port = test::free_port();
-  const std::string peer = "exec /usr/bin/python3 -B " + kPeer.string() + " " + std::to_string(port) + " --quiet " + peer_args;
-  const auto out = dir / ("replay-" + std::to_string(port) + ".log");
-  const std::string cmd = std::string(AC_CLI) + " fuzz --replay " + (dir / "dance.json").string() + " --times 5 --protocol chopsticks --target ws://127.0.0.1:" +
-                          std::to_string(port) + "/chopsticks/ws --target-command '" + peer + "' --out " + (dir / "out").string() + " > " +
-                          out.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(out);
-  log.assign(std::istreambuf_iterator<char>(in), {});
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return test::replay_against_peer(dir, dir / "dance.json", "chopsticks", "/chopsticks/ws", peer_args, 5, "", log);
 }
 
 TEST(FuzzCli, ReplayNoticesADeathAfterTheLastStep) {
@@ -40,18 +29,7 @@ TEST(FuzzCli, ReplayNoticesADeathAfterTheLastStep) {
   const Json steps = Json::array({{{"action", "connect"}, {"conn", "a"}, {"data", "/chopsticks/ws"}},
                                   {{"action", "text"}, {"conn", "a"}, {"data", hello.dump()}},
                                   {{"action", "text"}, {"conn", "a"}, {"data", R"({"type":"dance"})"}}});
-  const Json reproducer{{"format", "agentconform-fuzz-reproducer/1"},
-                        {"protocol", "chopsticks"},
-                        {"oracle", "crash"},
-                        {"signature", "the target exited with status 70"},
-                        {"detail", "written by the test"},
-                        {"placeholders", "${a} ${b} ${c} stand for agent ids made unique per execution"},
-                        {"seed", 1},
-                        {"iteration", 1},
-                        {"mutations", Json::array({"structure: an unknown type"})},
-                        {"steps", steps},
-                        {"original_steps", steps},
-                        {"target", {{"kind", "url"}, {"url", "ws://127.0.0.1:1/chopsticks/ws"}}}};
+  const Json reproducer = test::handwritten_reproducer("chopsticks", "crash", "the target exited with status 70", steps);
   std::ofstream(dir / "dance.json") << reproducer.dump(1);
   std::string log;
   EXPECT_EQ(replay_on(dir, "--die-after-message dance:50", log), 1) << log;
